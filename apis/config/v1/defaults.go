@@ -1,0 +1,33 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+	http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package v1
+
+import (
+	"k8s.io/utils/ptr"
+)
+
+// SetDefaults_NodeLessPodsArgs fills the optional fields that have a default.
+func SetDefaults_NodeLessPodsArgs(obj *NodeLessPodsArgs) {
+	if obj.Mode == "" {
+		obj.Mode = LeastPods
+	}
+	if obj.IgnoreDaemonSetPods == nil {
+		obj.IgnoreDaemonSetPods = ptr.To(true)
+	}
+	if obj.RelativeToCapacity == nil {
+		obj.RelativeToCapacity = ptr.To(false)
+	}
+}

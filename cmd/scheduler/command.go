@@ -1,0 +1,35 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+	http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package main
+
+import (
+	"github.com/spf13/cobra"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+
+	"github.com/adminsched/scheduler-plugins/pkg/nodelesspods"
+)
+
+// outOfTreePlugins lists every plugin this binary adds to the in-tree registry.
+// Adding a plugin to the binary is one line here.
+func outOfTreePlugins() []app.Option {
+	return []app.Option{
+		app.WithPlugin(nodelesspods.Name, nodelesspods.New),
+	}
+}
+
+func newCommand() *cobra.Command {
+	return app.NewSchedulerCommand(outOfTreePlugins()...)
+}

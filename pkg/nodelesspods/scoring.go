@@ -1,0 +1,79 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+	http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package nodelesspods
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/adminsched/scheduler-plugins/apis/config"
+)
+
+// loadPerFullNode is the load of a node whose counted pods equal its
+// allocatable pods, in RelativeToCapacity mode (parts per million).
+const loadPerFullNode = 1_000_000
+
+// load is the raw score: the count itself, or, relative to capacity, the share
+// of the node's allocatable pods that counted pods take. A node that allows no
+// pods at all is reported full, so it never looks empty.
+func (pl *NodeLessPods) load(count, allocatablePods int) int64 {
+	if !pl.relative {
+		return int64(count)
+	}
+	if allocatablePods <= 0 {
+		return loadPerFullNode
+	}
+	return int64(count) * loadPerFullNode / int64(allocatablePods)
+}
+
+// NormalizeScore maps the candidates' loads linearly onto [MinScore, MaxScore]:
+// the lightest node gets MaxScore in LeastPods mode, the heaviest in MostPods
+// mode. When every load is equal, every node gets MaxScore.
+func (pl *NodeLessPods) NormalizeScore(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
+	if len(scores) == 0 {
+		return nil
+	}
+	lo, hi := scores[0].Score, scores[0].Score
+	for _, s := range scores[1:] {
+		lo, hi = min(lo, s.Score), max(hi, s.Score)
+	}
+	logger := klog.FromContext(ctx).V(4)
+	for i := range scores {
+		load := scores[i].Score
+		scores[i].Score = normalize(pl.mode, load, lo, hi)
+		if logger.Enabled() {
+			logger.Info("Scored node", "plugin", Name, "pod", klog.KObj(pod), "node", scores[i].Name,
+				"load", load, "score", scores[i].Score)
+		}
+	}
+	return nil
+}
+
+// normalize maps load from [lo, hi] onto [MinScore, MaxScore], in the
+// direction mode prefers.
+func normalize(mode config.ScoringMode, load, lo, hi int64) int64 {
+	span := hi - lo
+	if span == 0 {
+		return fwk.MaxScore
+	}
+	if mode == config.MostPods {
+		return fwk.MinScore + (load-lo)*(fwk.MaxScore-fwk.MinScore)/span
+	}
+	return fwk.MinScore + (hi-load)*(fwk.MaxScore-fwk.MinScore)/span
+}
