@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 // Command kube-scheduler is the stock kube-scheduler with this repository's
 // plugins compiled in. Enable them in a KubeSchedulerConfiguration profile.
 package main

@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 // Package nodelesspods provides NodeLessPods, a score plugin that ranks nodes
 // by how many (counted) pods they hold: fewest first to spread, most first to
 // consolidate. See README.md in this folder.
@@ -105,6 +106,9 @@ func argsFrom(obj runtime.Object) (*config.NodeLessPodsArgs, error) {
 	args, ok := obj.(*config.NodeLessPodsArgs)
 	if !ok {
 		return nil, fmt.Errorf("want args of type NodeLessPodsArgs, got %T", obj)
+	}
+	if args == nil {
+		return defaultArgs(), nil
 	}
 	return args, nil
 }

@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 // Package scheme adds this repository's plugin args to the scheduler's global
 // config scheme. Import it (blank) in any scheduler build that registers our
 // plugins; importing a plugin package does it already.

@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 // Package validation checks plugin args after defaulting and conversion, with
 // field paths rooted where the caller says the args live.
 package validation

@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 // Package podcount keeps, per node, the set of pods a plugin counts, so that a
 // score can read a node's count in O(1) instead of scanning the node's pods.
 //

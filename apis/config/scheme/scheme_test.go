@@ -1,0 +1,149 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package scheme
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	schedscheme "k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
+	schedconfigv1 "k8s.io/kubernetes/pkg/scheduler/apis/config/v1"
+
+	"github.com/adminsched/scheduler-plugins/apis/config"
+	configv1 "github.com/adminsched/scheduler-plugins/apis/config/v1"
+)
+
+var (
+	internalKind = config.SchemeGroupVersion.WithKind("NodeLessPodsArgs")
+	v1Kind       = configv1.SchemeGroupVersion.WithKind("NodeLessPodsArgs")
+)
+
+// TestSchemesKnowArgs checks every scheme the scheduler uses for plugin args:
+// the global one that decodes config files, the lazily built one that
+// defaults and converts pluginConfig args, and a scheme built with AddToScheme.
+func TestSchemesKnowArgs(t *testing.T) {
+	own := runtime.NewScheme()
+	AddToScheme(own)
+	tests := []struct {
+		name   string
+		scheme *runtime.Scheme
+	}{
+		{name: "Scheme is the scheduler's global scheme", scheme: Scheme},
+		{name: "scheduler's global scheme", scheme: schedscheme.Scheme},
+		{name: "scheduler's plugin-args conversion scheme", scheme: schedconfigv1.GetPluginArgConversionScheme()},
+		{name: "AddToScheme", scheme: own},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, tt := range []struct {
+				gvk  schema.GroupVersionKind
+				want runtime.Object
+			}{
+				{gvk: internalKind, want: &config.NodeLessPodsArgs{}},
+				{gvk: v1Kind, want: &configv1.NodeLessPodsArgs{}},
+			} {
+				got, err := tc.scheme.New(tt.gvk)
+				if err != nil {
+					t.Errorf("New(%v): %v", tt.gvk, err)
+					continue
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("New(%v) (-want, +got):\n%s", tt.gvk, diff)
+				}
+			}
+		})
+	}
+	if Scheme != schedscheme.Scheme {
+		t.Errorf("Scheme is not the scheduler's global scheme")
+	}
+}
+
+// TestDecodeConfigFile decodes a KubeSchedulerConfiguration with the codecs of
+// the scheduler's global scheme, as kube-scheduler --config does.
+func TestDecodeConfigFile(t *testing.T) {
+	tests := []struct {
+		name    string
+		yaml    string
+		want    *config.NodeLessPodsArgs
+		wantErr string
+	}{
+		{
+			name: "set args are kept and the rest defaulted",
+			yaml: `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: custom-scheduler
+  pluginConfig:
+  - name: NodeLessPods
+    args:
+      mode: MostPods
+      namespaces: [a]
+`,
+			want: &config.NodeLessPodsArgs{
+				Mode:                config.MostPods,
+				Namespaces:          []string{"a"},
+				IgnoreDaemonSetPods: true,
+			},
+		},
+		{
+			name: "unknown field",
+			yaml: `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: custom-scheduler
+  pluginConfig:
+  - name: NodeLessPods
+    args:
+      bogus: true
+`,
+			wantErr: `strict decoding error: decoding .profiles[0].pluginConfig[0]: strict decoding error: decoding args for plugin NodeLessPods: strict decoding error: unknown field "bogus"`,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			obj, _, err := schedscheme.Codecs.UniversalDecoder().Decode([]byte(tc.yaml), nil, nil)
+			if tc.wantErr != "" {
+				if err == nil {
+					t.Fatalf("Decode: got no error, want %q", tc.wantErr)
+				}
+				if diff := cmp.Diff(tc.wantErr, err.Error()); diff != "" {
+					t.Errorf("Decode error (-want, +got):\n%s", diff)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Decode: %v", err)
+			}
+			cfg, ok := obj.(*schedconfig.KubeSchedulerConfiguration)
+			if !ok {
+				t.Fatalf("Decode returned %T, want *KubeSchedulerConfiguration", obj)
+			}
+			var got runtime.Object
+			for _, pc := range cfg.Profiles[0].PluginConfig {
+				if pc.Name == "NodeLessPods" {
+					got = pc.Args
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("NodeLessPods args (-want, +got):\n%s", diff)
+			}
+		})
+	}
+}
