@@ -27,11 +27,20 @@ build: ## Build bin/kube-scheduler.
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/kube-scheduler ./cmd/scheduler
 
 .PHONY: test
-test: unit-test ## Run every test CI runs.
+test: unit-test integration-test ## Run every test CI runs.
 
 .PHONY: unit-test
 unit-test: ## Unit tests with the race detector, including the fuzz seed corpora.
 	$(GO) test -race -count=1 $(UNIT_PKGS)
+
+.PHONY: envtest
+envtest: ## Build etcd and kube-apiserver from go.mod into bin/ (skipped when up to date).
+	hack/install-envtest.sh $(BIN_DIR)
+
+.PHONY: integration-test
+integration-test: envtest build ## Tests against a real etcd + kube-apiserver.
+	KUBEBUILDER_ASSETS=$(BIN_DIR) SCHEDULER_BINARY=$(BIN_DIR)/kube-scheduler \
+		$(GO) test -count=1 -timeout 30m ./test/integration/...
 
 .PHONY: fuzz
 fuzz: ## Fuzz the count cache for FUZZTIME (default 60s).

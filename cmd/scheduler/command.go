@@ -20,15 +20,12 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 
-	"github.com/adminsched/scheduler-plugins/pkg/nodelesspods"
+	"github.com/adminsched/scheduler-plugins/pkg/plugins"
 )
 
-// outOfTreePlugins lists every plugin this binary adds to the in-tree registry.
-// Adding a plugin to the binary is one line here.
+// outOfTreePlugins lists the plugins this binary adds to the in-tree registry.
 func outOfTreePlugins() []app.Option {
-	return []app.Option{
-		app.WithPlugin(nodelesspods.Name, nodelesspods.New),
-	}
+	return plugins.Options()
 }
 
 func newCommand() *cobra.Command {

@@ -1,0 +1,97 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package integration runs our scheduler against a real etcd and
+// kube-apiserver (envtest), built from go.mod by hack/install-envtest.sh.
+// There is no controller-manager and no kubelet: tests create pods directly,
+// with owner references where a scenario needs them.
+package integration
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+var (
+	// testEnv is the control plane shared by every test of the package.
+	testEnv *envtest.Environment
+	// adminConfig reaches the API server as a cluster admin.
+	adminConfig *rest.Config
+	// adminClient is a clientset on adminConfig.
+	adminClient kubernetes.Interface
+	// adminKubeconfig is a kubeconfig file for adminConfig, for schedulers
+	// started from a config file.
+	adminKubeconfig string
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if assets == "" {
+		assets, _ = filepath.Abs("../../bin")
+	}
+	for _, bin := range []string{"etcd", "kube-apiserver"} {
+		if _, err := os.Stat(filepath.Join(assets, bin)); err != nil {
+			fmt.Fprintf(os.Stderr, "integration tests need %s in %s (KUBEBUILDER_ASSETS): run hack/install-envtest.sh or make integration-test\n", bin, assets)
+			return 1
+		}
+	}
+	testEnv = &envtest.Environment{
+		BinaryAssetsDirectory:    assets,
+		ControlPlaneStartTimeout: 2 * time.Minute,
+	}
+	// Without a node lifecycle controller, TaintNodesByCondition would leave
+	// every new node tainted not-ready, and Priority needs priority classes
+	// that only a controller creates: upstream's integration tests turn both off.
+	testEnv.ControlPlane.GetAPIServer().Configure().
+		Set("disable-admission-plugins", "ServiceAccount,TaintNodesByCondition,Priority")
+
+	cfg, err := testEnv.Start()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "starting the control plane from %s: %v\n", assets, err)
+		return 1
+	}
+	defer func() {
+		if err := testEnv.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n", err)
+		}
+	}()
+	adminConfig = cfg
+	adminClient = kubernetes.NewForConfigOrDie(cfg)
+
+	dir, err := os.MkdirTemp("", "nodelesspods-integration-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	adminKubeconfig = filepath.Join(dir, "admin.kubeconfig")
+	if err := os.WriteFile(adminKubeconfig, testEnv.KubeConfig, 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return m.Run()
+}

@@ -1,0 +1,336 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/ktesting"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
+	"k8s.io/utils/ptr"
+
+	"github.com/adminsched/scheduler-plugins/pkg/plugins"
+)
+
+const (
+	schedulerName = "custom-scheduler"
+	// pollInterval and waitTimeout bound every wait on the API server.
+	pollInterval = 100 * time.Millisecond
+	waitTimeout  = 60 * time.Second
+)
+
+// testContext is one test's view of the shared control plane: its own
+// namespace, and the nodes it created, all removed when the test ends.
+type testContext struct {
+	t      *testing.T
+	ctx    context.Context
+	ns     string
+	mu     sync.Mutex
+	nodes  []string
+	logger klog.Logger
+}
+
+var nonDNS = regexp.MustCompile("[^a-z0-9-]+")
+
+func newTestContext(t *testing.T) *testContext {
+	t.Helper()
+	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.Verbosity(2)))
+	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
+	name := strings.Trim(nonDNS.ReplaceAllString(strings.ToLower(t.Name()), "-"), "-")
+	if len(name) > 40 {
+		name = name[:40]
+	}
+	tc := &testContext{t: t, ctx: ctx, ns: name + "-" + rand.String(5), logger: logger}
+	if _, err := adminClient.CoreV1().Namespaces().Create(ctx,
+		&v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tc.ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("creating namespace %s: %v", tc.ns, err)
+	}
+	// Cleanups run last-in first-out: this one runs after the test's
+	// schedulers have stopped.
+	t.Cleanup(func() {
+		defer cancel()
+		tc.cleanup()
+	})
+	return tc
+}
+
+// cleanup deletes the test's pods and nodes. Namespaces stay: without a
+// namespace controller their deletion never completes.
+func (tc *testContext) cleanup() {
+	ctx := context.Background()
+	if err := adminClient.CoreV1().Pods(tc.ns).DeleteCollection(ctx,
+		metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}, metav1.ListOptions{}); err != nil {
+		tc.t.Errorf("deleting the pods of %s: %v", tc.ns, err)
+	}
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	for _, n := range tc.nodes {
+		if err := adminClient.CoreV1().Nodes().Delete(ctx, n, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			tc.t.Errorf("deleting node %s: %v", n, err)
+		}
+	}
+}
+
+// nodeSpec describes a test node; every node has room for plenty of pods
+// unless pods says otherwise.
+type nodeSpec struct {
+	name   string
+	pods   int
+	labels map[string]string
+}
+
+// createNodes creates ready nodes with 8 CPUs, 32Gi of memory and the given
+// pod capacity (110 when unset). Node names get the test's suffix so tests
+// never share a node.
+func (tc *testContext) createNodes(specs ...nodeSpec) []string {
+	tc.t.Helper()
+	var names []string
+	for _, s := range specs {
+		pods := s.pods
+		if pods == 0 {
+			pods = 110
+		}
+		res := v1.ResourceList{
+			v1.ResourceCPU:    resource.MustParse("8"),
+			v1.ResourceMemory: resource.MustParse("32Gi"),
+			v1.ResourcePods:   *resource.NewQuantity(int64(pods), resource.DecimalSI),
+		}
+		node := &v1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: s.name, Labels: s.labels},
+			Status: v1.NodeStatus{
+				Capacity:    res,
+				Allocatable: res,
+				Conditions:  []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
+			},
+		}
+		created, err := adminClient.CoreV1().Nodes().Create(tc.ctx, node, metav1.CreateOptions{})
+		if err != nil {
+			tc.t.Fatalf("creating node %s: %v", s.name, err)
+		}
+		tc.mu.Lock()
+		tc.nodes = append(tc.nodes, s.name)
+		tc.mu.Unlock()
+		// The API server drops status on create: set it explicitly.
+		created.Status = node.Status
+		if _, err := adminClient.CoreV1().Nodes().UpdateStatus(tc.ctx, created, metav1.UpdateOptions{}); err != nil {
+			tc.t.Fatalf("setting the status of node %s: %v", s.name, err)
+		}
+		names = append(names, s.name)
+	}
+	return names
+}
+
+// makePod returns a pod for our scheduler with small requests.
+func (tc *testContext) makePod(name string) *v1.Pod {
+	return &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: tc.ns, Labels: map[string]string{}},
+		Spec: v1.PodSpec{
+			SchedulerName: schedulerName,
+			Containers: []v1.Container{{
+				Name:  "app",
+				Image: "registry.k8s.io/pause:3.10",
+				Resources: v1.ResourceRequirements{Requests: v1.ResourceList{
+					v1.ResourceCPU:    resource.MustParse("100m"),
+					v1.ResourceMemory: resource.MustParse("64Mi"),
+				}},
+			}},
+		},
+	}
+}
+
+func (tc *testContext) createPod(pod *v1.Pod) *v1.Pod {
+	tc.t.Helper()
+	if pod.Namespace == "" {
+		pod.Namespace = tc.ns
+	}
+	created, err := adminClient.CoreV1().Pods(pod.Namespace).Create(tc.ctx, pod, metav1.CreateOptions{})
+	if err != nil {
+		tc.t.Fatalf("creating pod %s/%s: %v", pod.Namespace, pod.Name, err)
+	}
+	return created
+}
+
+// waitScheduled waits until every named pod of the test's namespace is bound
+// and returns the node of each.
+func (tc *testContext) waitScheduled(names ...string) map[string]string {
+	tc.t.Helper()
+	return tc.waitScheduledIn(tc.ns, names...)
+}
+
+func (tc *testContext) waitScheduledIn(ns string, names ...string) map[string]string {
+	tc.t.Helper()
+	placed := make(map[string]string, len(names))
+	err := wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(ctx context.Context) (bool, error) {
+		for _, n := range names {
+			if _, ok := placed[n]; ok {
+				continue
+			}
+			pod, err := adminClient.CoreV1().Pods(ns).Get(ctx, n, metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			if pod.Spec.NodeName == "" {
+				return false, nil
+			}
+			placed[n] = pod.Spec.NodeName
+		}
+		return true, nil
+	})
+	if err != nil {
+		tc.t.Fatalf("waiting for pods %v in %s to be scheduled (bound so far: %v): %v", names, ns, placed, err)
+	}
+	return placed
+}
+
+// podsPerNode counts the bound pods of the test's namespace per node, with
+// every node of nodes present (0 when empty).
+func (tc *testContext) podsPerNode(nodes []string, keep func(*v1.Pod) bool) map[string]int {
+	tc.t.Helper()
+	counts := make(map[string]int, len(nodes))
+	for _, n := range nodes {
+		counts[n] = 0
+	}
+	pods, err := adminClient.CoreV1().Pods(tc.ns).List(tc.ctx, metav1.ListOptions{})
+	if err != nil {
+		tc.t.Fatalf("listing pods: %v", err)
+	}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.Spec.NodeName != "" && (keep == nil || keep(p)) {
+			counts[p.Spec.NodeName]++
+		}
+	}
+	return counts
+}
+
+// spread is max - min of counts.
+func spread(counts map[string]int) int {
+	first := true
+	var lo, hi int
+	for _, c := range counts {
+		if first {
+			lo, hi, first = c, c, false
+		}
+		lo, hi = min(lo, c), max(hi, c)
+	}
+	return hi - lo
+}
+
+// schedulerConfig returns a v1 KubeSchedulerConfiguration with one profile,
+// custom-scheduler, that enables NodeLessPods with the given weight and args
+// (YAML, one field per line, unindented). extraPlugins is YAML for more
+// multiPoint entries, one "- name: X" line each.
+func schedulerConfig(kubeconfig string, weight int, args string, extraPlugins ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+clientConnection:
+  kubeconfig: %q
+leaderElection:
+  leaderElect: false
+profiles:
+  - schedulerName: %s
+    plugins:
+      multiPoint:
+        enabled:
+          - name: NodeLessPods
+            weight: %d
+`, kubeconfig, schedulerName, weight)
+	for _, p := range extraPlugins {
+		fmt.Fprintf(&b, "          - name: %s\n", p)
+	}
+	if args != "" {
+		b.WriteString("    pluginConfig:\n      - name: NodeLessPods\n        args:\n")
+		for _, line := range strings.Split(strings.TrimSpace(args), "\n") {
+			fmt.Fprintf(&b, "          %s\n", line)
+		}
+	}
+	return b.String()
+}
+
+// writeFile writes content to a file in the test's temp dir.
+func (tc *testContext) writeFile(name, content string) string {
+	tc.t.Helper()
+	path := filepath.Join(tc.t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		tc.t.Fatal(err)
+	}
+	return path
+}
+
+// setupScheduler builds a scheduler from a config file through the same code
+// path as the binary (app.Setup with our plugins), without running it.
+func (tc *testContext) setupScheduler(ctx context.Context, config string, extra ...app.Option) (*runningScheduler, error) {
+	opts := options.NewOptions()
+	opts.ConfigFile = tc.writeFile("scheduler-config.yaml", config)
+	opts.SecureServing.BindPort = 0 // no HTTPS endpoint: tests run several schedulers
+	cc, sched, err := app.Setup(ctx, opts, append(plugins.Options(), extra...)...)
+	if err != nil {
+		return nil, err
+	}
+	return &runningScheduler{cc: cc, sched: sched}, nil
+}
+
+// startScheduler runs a scheduler built from config until the test ends or
+// the returned scheduler is stopped.
+func (tc *testContext) startScheduler(config string, extra ...app.Option) *runningScheduler {
+	tc.t.Helper()
+	ctx, cancel := context.WithCancel(tc.ctx)
+	rs, err := tc.setupScheduler(ctx, config, extra...)
+	if err != nil {
+		cancel()
+		tc.t.Fatalf("setting up the scheduler: %v", err)
+	}
+	rs.cancel = cancel
+	rs.done = make(chan struct{})
+	cc := rs.cc
+	cc.EventBroadcaster.StartRecordingToSink(ctx.Done())
+	cc.InformerFactory.Start(ctx.Done())
+	if cc.DynInformerFactory != nil {
+		cc.DynInformerFactory.Start(ctx.Done())
+	}
+	cc.InformerFactory.WaitForCacheSync(ctx.Done())
+	if cc.DynInformerFactory != nil {
+		cc.DynInformerFactory.WaitForCacheSync(ctx.Done())
+	}
+	if err := rs.sched.WaitForHandlersSync(ctx); err != nil {
+		cancel()
+		tc.t.Fatalf("scheduler handlers did not sync: %v", err)
+	}
+	go func() {
+		defer close(rs.done)
+		rs.sched.Run(ctx)
+	}()
+	tc.t.Cleanup(rs.stop)
+	return rs
+}
