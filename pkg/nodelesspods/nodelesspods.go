@@ -138,6 +138,13 @@ func (pl *NodeLessPods) count(nodeInfo fwk.NodeInfo) int {
 	return pl.counts.Count(nodeInfo.Node().Name)
 }
 
+// CountedPods returns how many counted pods the plugin holds for nodeName:
+// bound there or reserved there by this scheduler. It is what Score reads, for
+// debugging and tests.
+func (pl *NodeLessPods) CountedPods(nodeName string) int {
+	return pl.counts.Count(nodeName)
+}
+
 // ScoreExtensions returns the plugin itself: it normalizes its loads.
 func (pl *NodeLessPods) ScoreExtensions() fwk.ScoreExtensions { return pl }
 

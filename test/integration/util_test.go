@@ -334,3 +334,12 @@ func (tc *testContext) startScheduler(config string, extra ...app.Option) *runni
 	tc.t.Cleanup(rs.stop)
 	return rs
 }
+
+// deletePod deletes a pod at once (there is no kubelet to wait for).
+func (tc *testContext) deletePod(ns, name string) {
+	tc.t.Helper()
+	err := adminClient.CoreV1().Pods(ns).Delete(context.Background(), name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+	if err != nil && !apierrors.IsNotFound(err) {
+		tc.t.Errorf("deleting pod %s/%s: %v", ns, name, err)
+	}
+}

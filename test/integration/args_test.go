@@ -1,0 +1,178 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+import (
+	"fmt"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+)
+
+// boundPod is a pod created already bound to a node, as if another
+// scheduler had placed it: it is part of what NodeLessPods counts.
+type boundPod struct {
+	node      string
+	namespace string // the test's namespace when empty
+	labels    map[string]string
+	daemonSet bool
+}
+
+func (tc *testContext) createBoundPods(pods ...boundPod) {
+	tc.t.Helper()
+	for i, bp := range pods {
+		pod := tc.makePod(fmt.Sprintf("existing-%d", i))
+		pod.Spec.NodeName = bp.node
+		pod.Spec.SchedulerName = "default-scheduler"
+		if bp.namespace != "" {
+			pod.Namespace = bp.namespace
+			tc.t.Cleanup(func() { tc.deletePod(bp.namespace, pod.Name) })
+		}
+		pod.Labels = bp.labels
+		if bp.daemonSet {
+			pod.OwnerReferences = []metav1.OwnerReference{{
+				APIVersion: "apps/v1", Kind: "DaemonSet", Name: "agent",
+				UID: types.UID("daemonset-agent"), Controller: ptr.To(true),
+			}}
+		}
+		tc.createPod(pod)
+	}
+}
+
+// TestArgsChangeWhereNewPodsLand runs each case twice, once with the case's
+// args and once with the defaults, and checks where one new pod lands: the
+// args must make the difference.
+func TestArgsChangeWhereNewPodsLand(t *testing.T) {
+	tests := []struct {
+		name  string
+		nodes []nodeSpec
+		// existing may refer to the test's namespace as "" and to a second one as "other".
+		existing    []boundPod
+		args        func(tc *testContext) string
+		want        string
+		wantDefault string
+	}{
+		{
+			name:  "podSelector counts only matching pods",
+			nodes: []nodeSpec{{name: "sel-a"}, {name: "sel-b"}},
+			existing: []boundPod{
+				{node: "sel-a", labels: map[string]string{"tier": "web"}},
+				{node: "sel-a", labels: map[string]string{"tier": "web"}},
+				{node: "sel-a", labels: map[string]string{"tier": "web"}},
+				{node: "sel-b", labels: map[string]string{"tier": "batch"}},
+			},
+			args:        func(*testContext) string { return "podSelector:\n  matchLabels:\n    tier: batch" },
+			want:        "sel-a",
+			wantDefault: "sel-b",
+		},
+		{
+			name:  "namespaces counts only pods in the listed namespaces",
+			nodes: []nodeSpec{{name: "ns-a"}, {name: "ns-b"}},
+			existing: []boundPod{
+				{node: "ns-a", namespace: "other"}, {node: "ns-a", namespace: "other"}, {node: "ns-a", namespace: "other"},
+				{node: "ns-b"},
+			},
+			args:        func(tc *testContext) string { return fmt.Sprintf("namespaces: [%s]", tc.ns) },
+			want:        "ns-a",
+			wantDefault: "ns-b",
+		},
+		{
+			name:  "ignoreDaemonSetPods false counts DaemonSet pods",
+			nodes: []nodeSpec{{name: "ds-a"}, {name: "ds-b"}},
+			existing: []boundPod{
+				{node: "ds-a", daemonSet: true}, {node: "ds-a", daemonSet: true}, {node: "ds-a", daemonSet: true},
+				{node: "ds-b"},
+			},
+			args:        func(*testContext) string { return "ignoreDaemonSetPods: false" },
+			want:        "ds-b",
+			wantDefault: "ds-a",
+		},
+		{
+			name:  "relativeToCapacity compares the share of allocatable pods",
+			nodes: []nodeSpec{{name: "cap-small", pods: 10}, {name: "cap-big", pods: 100}},
+			existing: []boundPod{
+				{node: "cap-small"}, {node: "cap-small"}, // 20% full
+				{node: "cap-big"}, {node: "cap-big"}, {node: "cap-big"}, {node: "cap-big"}, {node: "cap-big"}, // 5% full
+			},
+			args:        func(*testContext) string { return "relativeToCapacity: true" },
+			want:        "cap-big",
+			wantDefault: "cap-small",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tc := newTestContext(t)
+			other := tc.otherNamespace()
+			tc.createNodes(tt.nodes...)
+			for i := range tt.existing {
+				if tt.existing[i].namespace == "other" {
+					tt.existing[i].namespace = other
+				}
+			}
+			tc.createBoundPods(tt.existing...)
+			for _, run := range []struct {
+				name, args, want string
+			}{
+				{name: "default", args: "", want: tt.wantDefault},
+				{name: "args", args: tt.args(tc), want: tt.want},
+			} {
+				sched := tc.startScheduler(schedulerConfig(adminKubeconfig, 3, run.args))
+				pod := tc.makePod("new-pod-" + run.name)
+				tc.createPod(pod)
+				got := tc.waitScheduled(pod.Name)[pod.Name]
+				if got != run.want {
+					t.Errorf("%s: the new pod landed on %s, want %s", run.name, got, run.want)
+				}
+				sched.stop()
+				tc.deletePod(tc.ns, pod.Name)
+			}
+		})
+	}
+}
+
+// TestMostPodsConsolidates checks that, with room everywhere, MostPods sends
+// new pods to the node that already holds the most, one after another.
+func TestMostPodsConsolidates(t *testing.T) {
+	tc := newTestContext(t)
+	tc.createNodes(nodeSpec{name: "most-a"}, nodeSpec{name: "most-b"}, nodeSpec{name: "most-c"})
+	tc.createBoundPods(boundPod{node: "most-b"}, boundPod{node: "most-b"}, boundPod{node: "most-c"})
+	tc.startScheduler(schedulerConfig(adminKubeconfig, 3, "mode: MostPods"))
+	var names []string
+	for i := range 4 {
+		p := tc.createPod(tc.makePod(fmt.Sprintf("consolidated-%d", i)))
+		names = append(names, p.Name)
+	}
+	for name, node := range tc.waitScheduled(names...) {
+		if node != "most-b" {
+			t.Errorf("pod %s landed on %s, want most-b (the fullest node)", name, node)
+		}
+	}
+}
+
+// otherNamespace creates a second namespace for the test.
+func (tc *testContext) otherNamespace() string {
+	tc.t.Helper()
+	ns := &v1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: tc.ns[:min(len(tc.ns), 40)] + "-other-"}}
+	created, err := adminClient.CoreV1().Namespaces().Create(tc.ctx, ns, metav1.CreateOptions{})
+	if err != nil {
+		tc.t.Fatalf("creating a second namespace: %v", err)
+	}
+	return created.Name
+}
