@@ -1,0 +1,135 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// schedulerProcess is bin/kube-scheduler run as a child process, as users run it.
+type schedulerProcess struct {
+	name string
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	out  bytes.Buffer
+	done chan struct{}
+	once sync.Once
+}
+
+// Write collects the process's output (klog writes to stderr).
+func (p *schedulerProcess) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.Write(b)
+}
+
+func (p *schedulerProcess) output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.String()
+}
+
+func (p *schedulerProcess) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// stop sends SIGTERM, as a kubelet would, and waits for the process to end.
+func (p *schedulerProcess) stop() {
+	p.once.Do(func() {
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.done:
+		case <-time.After(30 * time.Second):
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+	})
+}
+
+// schedulerBinary returns the path of the binary under test: SCHEDULER_BINARY,
+// or bin/kube-scheduler, which make integration-test builds first.
+func (tc *testContext) schedulerBinary() string {
+	tc.t.Helper()
+	path := os.Getenv("SCHEDULER_BINARY")
+	if path == "" {
+		path, _ = filepath.Abs("../../bin/kube-scheduler")
+	}
+	if _, err := os.Stat(path); err != nil {
+		tc.t.Fatalf("this test runs the scheduler binary: build it with make build (or set SCHEDULER_BINARY): %v", err)
+	}
+	return path
+}
+
+// runBinary starts the scheduler binary with args; it is stopped when the
+// test ends, and its output is logged if the test failed.
+func (tc *testContext) runBinary(name string, args ...string) *schedulerProcess {
+	tc.t.Helper()
+	p := &schedulerProcess{name: name, done: make(chan struct{})}
+	p.cmd = exec.Command(tc.schedulerBinary(), args...)
+	p.cmd.Stdout, p.cmd.Stderr = p, p
+	if err := p.cmd.Start(); err != nil {
+		tc.t.Fatalf("starting %s: %v", name, err)
+	}
+	go func() {
+		_ = p.cmd.Wait()
+		close(p.done)
+	}()
+	tc.t.Cleanup(func() {
+		p.stop()
+		if tc.t.Failed() {
+			tc.t.Logf("output of %s:\n%s", name, p.output())
+		}
+	})
+	return p
+}
+
+// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// servingArgs returns flags for the HTTPS endpoint on a free local port.
+func (tc *testContext) servingArgs() ([]string, int) {
+	tc.t.Helper()
+	port, err := freePort()
+	if err != nil {
+		tc.t.Fatal(err)
+	}
+	return []string{
+		"--bind-address=127.0.0.1",
+		fmt.Sprintf("--secure-port=%d", port),
+		"--cert-dir=" + tc.t.TempDir(),
+	}, port
+}
