@@ -26,6 +26,17 @@ all: build
 build: ## Build bin/kube-scheduler.
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/kube-scheduler ./cmd/scheduler
 
+IMAGE ?= adminsched/kube-scheduler:$(VERSION)
+DOCKER ?= docker
+
+.PHONY: image
+image: ## Build the scheduler image $(IMAGE) (needs a Docker engine with BuildKit).
+	$(DOCKER) build -f build/scheduler/Dockerfile \
+		--build-arg VERSION=$(VERSION) \
+		--build-arg GIT_COMMIT=$(GIT_COMMIT) \
+		--build-arg BUILD_DATE=$(BUILD_DATE) \
+		-t $(IMAGE) .
+
 .PHONY: test
 test: unit-test integration-test ## Run every test CI runs.
 
