@@ -43,6 +43,25 @@ import (
 	"github.com/adminsched/scheduler-plugins/pkg/nodelesspods"
 )
 
+// argsConfigPrefix is a config enabling NodeLessPods up to its args, which
+// each case appends (indented by six spaces).
+const argsConfigPrefix = `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+clientConnection:
+  kubeconfig: KUBECONFIG_PATH
+leaderElection:
+  leaderElect: false
+profiles:
+- schedulerName: custom-scheduler
+  plugins:
+    multiPoint:
+      enabled:
+      - name: NodeLessPods
+  pluginConfig:
+  - name: NodeLessPods
+    args:
+`
+
 // shippedConfig is the example configuration this repository ships.
 const shippedConfig = "../../manifests/nodelesspods/scheduler-config.yaml"
 
@@ -146,22 +165,7 @@ func TestSetupPassesArgsToPlugin(t *testing.T) {
 	}{
 		{
 			name: "fully set args",
-			cfg: `apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: KUBECONFIG_PATH
-leaderElection:
-  leaderElect: false
-profiles:
-- schedulerName: custom-scheduler
-  plugins:
-    multiPoint:
-      enabled:
-      - name: NodeLessPods
-  pluginConfig:
-  - name: NodeLessPods
-    args:
-      mode: MostPods
+			cfg: argsConfigPrefix + `      mode: MostPods
       podSelector:
         matchLabels:
           app: web
@@ -237,22 +241,7 @@ profiles:
 		},
 		{
 			name: "partly set args keep their values and default the rest",
-			cfg: `apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: KUBECONFIG_PATH
-leaderElection:
-  leaderElect: false
-profiles:
-- schedulerName: custom-scheduler
-  plugins:
-    multiPoint:
-      enabled:
-      - name: NodeLessPods
-  pluginConfig:
-  - name: NodeLessPods
-    args:
-      ignoreDaemonSetPods: false
+			cfg: argsConfigPrefix + `      ignoreDaemonSetPods: false
       namespaces: [team-a]
 `,
 			want: &config.NodeLessPodsArgs{
@@ -301,130 +290,40 @@ func TestSetupRejectsBadConfig(t *testing.T) {
 	}{
 		{
 			name: "unknown field in args",
-			cfg: `apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: KUBECONFIG_PATH
-leaderElection:
-  leaderElect: false
-profiles:
-- schedulerName: custom-scheduler
-  plugins:
-    multiPoint:
-      enabled:
-      - name: NodeLessPods
-  pluginConfig:
-  - name: NodeLessPods
-    args:
-      mode: LeastPods
+			cfg: argsConfigPrefix + `      mode: LeastPods
       bogus: 1
 `,
 			wantErr: []string{`decoding .profiles[0].pluginConfig[0]`, `decoding args for plugin NodeLessPods`, `unknown field "bogus"`},
 		},
 		{
 			name: "misspelled field in args",
-			cfg: `apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: KUBECONFIG_PATH
-leaderElection:
-  leaderElect: false
-profiles:
-- schedulerName: custom-scheduler
-  plugins:
-    multiPoint:
-      enabled:
-      - name: NodeLessPods
-  pluginConfig:
-  - name: NodeLessPods
-    args:
-      ignoreDaemonsetPods: false
+			cfg: argsConfigPrefix + `      ignoreDaemonsetPods: false
 `,
 			wantErr: []string{`unknown field "ignoreDaemonsetPods"`, "NodeLessPods"},
 		},
 		{
 			name: "wrong type in args",
-			cfg: `apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: KUBECONFIG_PATH
-leaderElection:
-  leaderElect: false
-profiles:
-- schedulerName: custom-scheduler
-  plugins:
-    multiPoint:
-      enabled:
-      - name: NodeLessPods
-  pluginConfig:
-  - name: NodeLessPods
-    args:
-      relativeToCapacity: "yes"
+			cfg: argsConfigPrefix + `      relativeToCapacity: "yes"
 `,
 			wantErr: []string{"decoding args for plugin NodeLessPods", "NodeLessPodsArgs.relativeToCapacity of type bool"},
 		},
 		{
 			name: "invalid mode",
-			cfg: `apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: KUBECONFIG_PATH
-leaderElection:
-  leaderElect: false
-profiles:
-- schedulerName: custom-scheduler
-  plugins:
-    multiPoint:
-      enabled:
-      - name: NodeLessPods
-  pluginConfig:
-  - name: NodeLessPods
-    args:
-      mode: Fewest
+			cfg: argsConfigPrefix + `      mode: Fewest
 `,
 			wantErr:       []string{`initializing plugin "NodeLessPods"`, `invalid NodeLessPods args: mode: Unsupported value: "Fewest": supported values: "LeastPods", "MostPods"`},
 			wantNewCalled: true,
 		},
 		{
 			name: "duplicate namespace",
-			cfg: `apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: KUBECONFIG_PATH
-leaderElection:
-  leaderElect: false
-profiles:
-- schedulerName: custom-scheduler
-  plugins:
-    multiPoint:
-      enabled:
-      - name: NodeLessPods
-  pluginConfig:
-  - name: NodeLessPods
-    args:
-      namespaces: [team-a, team-a]
+			cfg: argsConfigPrefix + `      namespaces: [team-a, team-a]
 `,
 			wantErr:       []string{`initializing plugin "NodeLessPods"`, `invalid NodeLessPods args: namespaces[1]: Duplicate value: "team-a"`},
 			wantNewCalled: true,
 		},
 		{
 			name: "invalid selector",
-			cfg: `apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: KUBECONFIG_PATH
-leaderElection:
-  leaderElect: false
-profiles:
-- schedulerName: custom-scheduler
-  plugins:
-    multiPoint:
-      enabled:
-      - name: NodeLessPods
-  pluginConfig:
-  - name: NodeLessPods
-    args:
-      podSelector:
+			cfg: argsConfigPrefix + `      podSelector:
         matchExpressions:
         - key: track
           operator: In
