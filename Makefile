@@ -17,7 +17,7 @@ LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION)+adminsched
 	-X k8s.io/component-base/version.gitTreeState=$(if $(findstring dirty,$(VERSION)),dirty,clean) \
 	-X k8s.io/component-base/version.buildDate=$(BUILD_DATE)
 
-UNIT_PKGS := ./apis/... ./pkg/... ./cmd/...
+UNIT_PKGS := ./apis/... ./pkg/... ./cmd/scheduler/...
 
 .PHONY: all
 all: build
@@ -49,9 +49,17 @@ envtest: ## Build etcd and kube-apiserver from go.mod into bin/ (skipped when up
 	hack/install-envtest.sh $(BIN_DIR)
 
 .PHONY: integration-test
-integration-test: envtest build ## Tests against a real etcd + kube-apiserver.
+integration-test: envtest build ## Tests against a real etcd + kube-apiserver, and the playground's.
 	KUBEBUILDER_ASSETS=$(BIN_DIR) SCHEDULER_BINARY=$(BIN_DIR)/kube-scheduler \
-		$(GO) test -count=1 -timeout 30m ./test/integration/...
+		$(GO) test -count=1 -timeout 30m ./test/integration/... ./cmd/playground/...
+
+.PHONY: playground
+playground: ## Build bin/playground.
+	$(GO) build -o $(BIN_DIR)/playground ./cmd/playground
+
+.PHONY: demo
+demo: envtest playground ## Run the tutorial's scenario on an embedded control plane (ARGS="--output json" ...).
+	$(BIN_DIR)/playground --assets $(BIN_DIR) $${ARGS:-}
 
 .PHONY: fuzz
 fuzz: ## Fuzz the count cache for FUZZTIME (default 60s).

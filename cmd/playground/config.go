@@ -1,0 +1,93 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
+
+	pluginconfig "github.com/adminsched/scheduler-plugins/apis/config"
+	pluginvalidation "github.com/adminsched/scheduler-plugins/apis/config/validation"
+	"github.com/adminsched/scheduler-plugins/pkg/playground"
+)
+
+// schedConfig is a scheduler config file made ready for one run.
+type schedConfig struct {
+	// source is the file the user gave.
+	source string
+	// path is the copy the scheduler reads: it points at kubeconfig and
+	// has leader election off.
+	path string
+	// kubeconfig is where the run writes the control plane's kubeconfig.
+	kubeconfig string
+	// profiles are the config's scheduler names, the first being the default
+	// for pods that name none.
+	profiles []string
+}
+
+// prepareConfig writes the copy of source for a run in dir and validates it
+// the way kube-scheduler does (decoding, defaulting, validation), plus our
+// plugins' args, so that a mistake stops the playground before anything
+// starts. Every error names source.
+func prepareConfig(logger klog.Logger, source, dir string) (*schedConfig, error) {
+	data, err := os.ReadFile(source)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler config: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	sc := &schedConfig{
+		source:     source,
+		path:       filepath.Join(dir, "scheduler-config.yaml"),
+		kubeconfig: filepath.Join(dir, "kubeconfig"),
+	}
+	out, err := playground.RewriteSchedulerConfig(data, sc.kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler config %s: %w", source, err)
+	}
+	if err := os.WriteFile(sc.path, out, 0o600); err != nil {
+		return nil, err
+	}
+	cfg, err := options.LoadConfigFromFile(logger, sc.path)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler config %s: %w", source, err)
+	}
+	if err := validation.ValidateKubeSchedulerConfiguration(cfg); err != nil {
+		return nil, fmt.Errorf("scheduler config %s: %w", source, err)
+	}
+	for i, prof := range cfg.Profiles {
+		sc.profiles = append(sc.profiles, prof.SchedulerName)
+		for j, pc := range prof.PluginConfig {
+			args, ok := pc.Args.(*pluginconfig.NodeLessPodsArgs)
+			if !ok {
+				continue
+			}
+			path := field.NewPath("profiles").Index(i).Child("pluginConfig").Index(j).Child("args")
+			if err := pluginvalidation.ValidateNodeLessPodsArgs(path, args); err != nil {
+				return nil, fmt.Errorf("scheduler config %s: %w", source, err)
+			}
+		}
+	}
+	return sc, nil
+}

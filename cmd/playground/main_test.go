@@ -1,0 +1,307 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/adminsched/scheduler-plugins/pkg/playground"
+)
+
+// These tests run the real thing: etcd and kube-apiserver from
+// KUBEBUILDER_ASSETS (default ../../bin) and our scheduler in-process.
+
+var assets string
+
+func TestMain(m *testing.M) {
+	assets = os.Getenv("KUBEBUILDER_ASSETS")
+	if assets == "" {
+		assets, _ = filepath.Abs("../../bin")
+	}
+	if err := checkAssets(assets); err != nil {
+		fmt.Fprintf(os.Stderr, "cmd/playground tests run a real control plane: %v\n", err)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+const (
+	shippedConfig  = "../../manifests/nodelesspods/scheduler-config.yaml"
+	scenarios      = "../../examples/scenarios/"
+	tutorial       = scenarios + "tutorial.yaml"
+	defaultProfile = scenarios + "default-profile-config.yaml"
+)
+
+// runPlayground calls run with the test's assets and returns the exit code,
+// stdout and stderr.
+func runPlayground(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code := run(context.Background(), append([]string{"--assets", assets}, args...), &stdout, &stderr)
+	t.Logf("playground %s: exit %d in %v\nstderr:\n%s", strings.Join(args, " "), code, time.Since(start).Round(time.Millisecond), stderr.String())
+	return code, stdout.String(), stderr.String()
+}
+
+func decodeResult(t *testing.T, out string) playground.Result {
+	t.Helper()
+	var r playground.Result
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("decoding the JSON output: %v\n%s", err, out)
+	}
+	return r
+}
+
+func nodeOf(r playground.Result) map[string]string {
+	m := map[string]string{}
+	for _, p := range r.Pods {
+		m[p.Name] = p.Node
+	}
+	return m
+}
+
+func TestTutorial(t *testing.T) {
+	code, out, _ := runPlayground(t, "--config", shippedConfig, "--scenario", tutorial, "--output", "json")
+	if code != 0 {
+		t.Fatalf("exit code %d, want 0", code)
+	}
+	r := decodeResult(t, out)
+	nodes := nodeOf(r)
+	if nodes["test-pod-1"] == "" || nodes["test-pod-1"] == nodes["test-pod-2"] {
+		t.Errorf("test-pod-1 on %q, test-pod-2 on %q: want two different nodes", nodes["test-pod-1"], nodes["test-pod-2"])
+	}
+	replicas := map[string]int{"tutorial-1": 0, "tutorial-2": 0, "tutorial-3": 0}
+	n := 0
+	for _, p := range r.Pods {
+		if strings.HasPrefix(p.Name, "test-deployment-") {
+			n++
+			if _, ok := replicas[p.Node]; !ok {
+				t.Errorf("replica %s on %q, want a tutorial node", p.Name, p.Node)
+			}
+			replicas[p.Node]++
+		}
+	}
+	var counts []int
+	for _, c := range replicas {
+		counts = append(counts, c)
+	}
+	if n != 5 || playground.Spread(counts) > 1 {
+		t.Errorf("replicas per node %v (%d replicas): want 5 with a spread of at most 1", replicas, n)
+	}
+	if len(r.Nodes) != 3 || r.Spread > 1 {
+		t.Errorf("nodes %v spread %d: want 3 nodes, spread at most 1", r.Nodes, r.Spread)
+	}
+
+	code, text, _ := runPlayground(t, "--config", shippedConfig, "--scenario", tutorial)
+	if code != 0 {
+		t.Fatalf("text mode: exit code %d, want 0", code)
+	}
+	for _, want := range []string{"pods per node:", "tutorial-1  █", "tutorial-3  █", "default/test-pod-1", "-> tutorial-", "spread (max-min pods per node): 1\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text output does not contain %q:\n%s", want, text)
+		}
+	}
+}
+
+func TestConsolidationWithMostPods(t *testing.T) {
+	code, out, _ := runPlayground(t, "--config", scenarios+"mostpods-config.yaml", "--scenario", scenarios+"consolidation.yaml", "--output", "json")
+	if code != 0 {
+		t.Fatalf("exit code %d, want 0", code)
+	}
+	r := decodeResult(t, out)
+	for _, p := range r.Pods {
+		if strings.HasPrefix(p.Name, "new-") && p.Node != "consolidation-2" {
+			t.Errorf("pod %s on %q, want consolidation-2 (the fullest node)", p.Name, p.Node)
+		}
+	}
+	want := []playground.NodeResult{{Name: "consolidation-1", Pods: 0}, {Name: "consolidation-2", Pods: 7}, {Name: "consolidation-3", Pods: 1}}
+	if fmt.Sprint(r.Nodes) != fmt.Sprint(want) {
+		t.Errorf("nodes %v, want %v", r.Nodes, want)
+	}
+}
+
+func TestCompare(t *testing.T) {
+	code, out, _ := runPlayground(t, "--config", shippedConfig, "--compare", defaultProfile, "--scenario", tutorial, "--output", "json")
+	if code != 0 {
+		t.Fatalf("exit code %d, want 0", code)
+	}
+	var got struct {
+		Runs []playground.Run `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("decoding %s: %v", out, err)
+	}
+	if len(got.Runs) != 2 || got.Runs[0].Config != shippedConfig || got.Runs[1].Config != defaultProfile {
+		t.Fatalf("runs %+v, want 2: %s then %s", got.Runs, shippedConfig, defaultProfile)
+	}
+	for i, run := range got.Runs {
+		if len(run.Result.Pods) != 7 || len(run.Result.Nodes) != 3 {
+			t.Errorf("run %d: %d pods on %d nodes, want 7 on 3", i, len(run.Result.Pods), len(run.Result.Nodes))
+		}
+		for _, p := range run.Result.Pods {
+			if p.Node == "" {
+				t.Errorf("run %d: pod %s not bound: %s", i, p.Name, p.Reason)
+			}
+		}
+	}
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestBadInput(t *testing.T) {
+	badScenario := writeFile(t, "bad-scenario.yaml", "nodes:\n  - name: a\n  - name: b\n    allocatable: {pods: many}\n")
+	unknownField := writeFile(t, "unknown-field.yaml", "nodes:\n  - name: a\n    lables: {x: y}\n")
+	badMode := writeFile(t, "bad-mode.yaml", `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: custom-scheduler
+    pluginConfig:
+      - name: NodeLessPods
+        args: {mode: Fewest}
+`)
+	badArgsField := writeFile(t, "bad-args.yaml", strings.Replace(mustRead(t, shippedConfig), "ignoreDaemonSetPods: true", "ignoreDaemonSetPod: true", 1))
+	badConfigField := writeFile(t, "bad-config.yaml", mustRead(t, shippedConfig)+"parallelism: 0\n")
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     []string
+	}{
+		{name: "bad quantity", args: []string{"--config", shippedConfig, "--scenario", badScenario}, wantCode: 2,
+			want: []string{badScenario, "nodes[1].allocatable.pods", `"many"`}},
+		{name: "unknown scenario field", args: []string{"--config", shippedConfig, "--scenario", unknownField}, wantCode: 2,
+			want: []string{unknownField, `unknown field "nodes[0].lables"`}},
+		{name: "missing scenario", args: []string{"--config", shippedConfig, "--scenario", "nope.yaml"}, wantCode: 2, want: []string{"nope.yaml"}},
+		{name: "invalid plugin args", args: []string{"--config", badMode, "--scenario", tutorial}, wantCode: 2,
+			want: []string{badMode, "profiles[0].pluginConfig[0].args.mode", `Unsupported value: "Fewest"`}},
+		{name: "unknown plugin args field", args: []string{"--config", badArgsField, "--scenario", tutorial}, wantCode: 2,
+			want: []string{badArgsField, "NodeLessPods", `unknown field "ignoreDaemonSetPod"`}},
+		{name: "invalid config field", args: []string{"--config", badConfigField, "--scenario", tutorial}, wantCode: 2,
+			want: []string{badConfigField, "parallelism: Invalid value: 0"}},
+		{name: "scheduler name not in the config", args: []string{"--config", defaultProfile, "--scenario", writeFile(t, "other-scheduler.yaml",
+			"nodes: [{name: a}]\nobjects:\n- {kind: Pod, metadata: {name: p}, spec: {schedulerName: default-scheduler, containers: [{name: c, image: i}]}}\n")},
+			wantCode: 2, want: []string{"objects[0].spec.schedulerName", `"default-scheduler"`}},
+		{name: "bad output", args: []string{"--output", "yaml"}, wantCode: 2, want: []string{"--output", `"yaml"`}},
+		{name: "missing binaries", args: []string{"--config", shippedConfig, "--scenario", tutorial, "--assets", t.TempDir()}, wantCode: 1,
+			want: []string{"etcd not found", "make envtest"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, stderr := runPlayground(t, tt.args...)
+			if code != tt.wantCode {
+				t.Errorf("exit code %d, want %d", code, tt.wantCode)
+			}
+			if out != "" {
+				t.Errorf("stdout %q, want nothing", out)
+			}
+			if strings.Contains(stderr, "starting etcd") {
+				t.Errorf("the control plane started for bad input")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr does not contain %q", w)
+				}
+			}
+		})
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestKeep(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"--assets", assets, "--config", shippedConfig, "--scenario", tutorial, "--keep"}, &stdout, &stderr)
+	}()
+	deadline := time.After(2 * time.Minute)
+	for !strings.Contains(stderr.String(), "kubectl --kubeconfig ") {
+		select {
+		case code := <-done:
+			t.Fatalf("run returned %d before Ctrl-C; stderr:\n%s", code, stderr.String())
+		case <-deadline:
+			t.Fatalf("no kubectl hint; stderr:\n%s", stderr.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	line := stderr.String()[strings.Index(stderr.String(), "kubectl --kubeconfig "):]
+	fields := strings.Fields(line)
+	if len(fields) < 6 || fields[3] != "get" {
+		t.Fatalf("hint %q, want kubectl --kubeconfig PATH get pods -A -o wide", line)
+	}
+	if data, err := os.ReadFile(fields[2]); err != nil || !strings.Contains(string(data), "server:") {
+		t.Errorf("kubeconfig %s: %v, content %q", fields[2], err, data)
+	}
+	if !strings.Contains(stdout.String(), "spread (max-min pods per node)") {
+		t.Errorf("the result was not printed before waiting:\n%s", stdout.String())
+	}
+	cancel() // Ctrl-C
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit code %d after Ctrl-C, want 0", code)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("run did not return after Ctrl-C")
+	}
+	if _, err := os.Stat(fields[2]); !os.IsNotExist(err) {
+		t.Errorf("kubeconfig %s still there after exit: %v", fields[2], err)
+	}
+}

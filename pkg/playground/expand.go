@@ -1,0 +1,185 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package playground
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"maps"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/utils/ptr"
+)
+
+// nodeNames is the names of the nodes a spec makes: Name, or Name-1..Name-Count.
+func nodeNames(n NodeSpec) []string {
+	count := ptr.Deref(n.Count, 1)
+	if count <= 1 {
+		return []string{n.Name}
+	}
+	names := make([]string, 0, count)
+	for i := 1; i <= count; i++ {
+		names = append(names, fmt.Sprintf("%s-%d", n.Name, i))
+	}
+	return names
+}
+
+// NodeNames is the names of every node of s, in file order.
+func (s *Scenario) NodeNames() []string {
+	var names []string
+	for _, n := range s.Nodes {
+		names = append(names, nodeNames(n)...)
+	}
+	return names
+}
+
+// NodeObjects returns the nodes of s, ready, with their allocatable resources also
+// as capacity. The API server drops status on create: set it with
+// UpdateStatus afterwards.
+func (s *Scenario) NodeObjects() []*corev1.Node {
+	var nodes []*corev1.Node
+	for _, spec := range s.Nodes {
+		res := corev1.ResourceList{
+			corev1.ResourceCPU:    quantityOr(spec.Allocatable.CPU, DefaultCPU),
+			corev1.ResourceMemory: quantityOr(spec.Allocatable.Memory, DefaultMemory),
+			corev1.ResourcePods:   quantityOr(spec.Allocatable.Pods, DefaultPods),
+		}
+		for _, name := range nodeNames(spec) {
+			labels := maps.Clone(spec.Labels)
+			if labels == nil {
+				labels = map[string]string{}
+			}
+			labels[corev1.LabelHostname] = name
+			nodes = append(nodes, &corev1.Node{
+				ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+				Spec:       corev1.NodeSpec{Taints: append([]corev1.Taint(nil), spec.Taints...)},
+				Status: corev1.NodeStatus{
+					Capacity:    res.DeepCopy(),
+					Allocatable: res.DeepCopy(),
+					Conditions:  []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady"}},
+				},
+			})
+		}
+	}
+	return nodes
+}
+
+func quantityOr(q Quantity, def string) resource.Quantity {
+	if q == "" {
+		q = Quantity(def)
+	}
+	return resource.MustParse(string(q))
+}
+
+// defaultSelector makes a template without labels carry app=<name>, and a
+// missing selector select the template's labels.
+func defaultSelector(name string, selector **metav1.LabelSelector, template *corev1.PodTemplateSpec) {
+	if len(template.Labels) == 0 {
+		template.Labels = map[string]string{"app": name}
+	}
+	if *selector == nil {
+		*selector = &metav1.LabelSelector{MatchLabels: maps.Clone(template.Labels)}
+	}
+}
+
+// PreparePod gives pod the default namespace and, unless it names one or is
+// bound already, the scheduler name.
+func PreparePod(pod *corev1.Pod, schedulerName string) {
+	if pod.Namespace == "" {
+		pod.Namespace = DefaultNamespace
+	}
+	if pod.Spec.SchedulerName == "" && pod.Spec.NodeName == "" {
+		pod.Spec.SchedulerName = schedulerName
+	}
+}
+
+// PrepareTemplate gives a ReplicaSet's or Deployment's pod template the
+// scheduler name, unless it names one or is bound already. Call it before
+// creating the object: the API server defaults an empty name to
+// default-scheduler.
+func PrepareTemplate(t *corev1.PodTemplateSpec, schedulerName string) {
+	if t.Spec.SchedulerName == "" && t.Spec.NodeName == "" {
+		t.Spec.SchedulerName = schedulerName
+	}
+}
+
+// templateHash is a short, stable hash of a pod template, like the
+// pod-template-hash label of the Deployment controller.
+func templateHash(t *corev1.PodTemplateSpec) string {
+	data, _ := json.Marshal(t)
+	h := fnv.New32a()
+	_, _ = h.Write(data)
+	return rand.SafeEncodeString(fmt.Sprint(h.Sum32()))
+}
+
+// ReplicaSetFor returns the ReplicaSet the Deployment controller would make
+// for d, controlled by d: d must have its UID (be created already).
+func ReplicaSetFor(d *appsv1.Deployment) *appsv1.ReplicaSet {
+	template := *d.Spec.Template.DeepCopy()
+	hash := templateHash(&template)
+	template.Labels = maps.Clone(template.Labels)
+	template.Labels[appsv1.DefaultDeploymentUniqueLabelKey] = hash
+	selector := d.Spec.Selector.DeepCopy()
+	if selector.MatchLabels == nil {
+		selector.MatchLabels = map[string]string{}
+	}
+	selector.MatchLabels[appsv1.DefaultDeploymentUniqueLabelKey] = hash
+	return &appsv1.ReplicaSet{
+		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSet"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name:            d.Name + "-" + hash,
+			Namespace:       d.Namespace,
+			Labels:          maps.Clone(template.Labels),
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(d, appsv1.SchemeGroupVersion.WithKind("Deployment"))},
+		},
+		Spec: appsv1.ReplicaSetSpec{
+			Replicas: ptr.To(ptr.Deref(d.Spec.Replicas, 1)),
+			Selector: selector,
+			Template: template,
+		},
+	}
+}
+
+// OwnedPods returns the replicas of rs as pods it controls, named
+// <rs>-<index>, as the ReplicaSet controller would create them (no
+// controller runs in the playground). rs must have its UID.
+func OwnedPods(rs *appsv1.ReplicaSet, schedulerName string) []*corev1.Pod {
+	replicas := int(ptr.Deref(rs.Spec.Replicas, 1))
+	pods := make([]*corev1.Pod, 0, replicas)
+	for i := range replicas {
+		t := rs.Spec.Template.DeepCopy()
+		pod := &corev1.Pod{
+			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+			ObjectMeta: metav1.ObjectMeta{
+				Name:            fmt.Sprintf("%s-%d", rs.Name, i),
+				Namespace:       rs.Namespace,
+				Labels:          t.Labels,
+				Annotations:     t.Annotations,
+				OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(rs, appsv1.SchemeGroupVersion.WithKind("ReplicaSet"))},
+			},
+			Spec: t.Spec,
+		}
+		PreparePod(pod, schedulerName)
+		pods = append(pods, pod)
+	}
+	return pods
+}

@@ -1,0 +1,168 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package playground
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+)
+
+func TestExpansion(t *testing.T) {
+	s, err := Decode("s.yaml", []byte(`
+nodes: [{name: a}]
+objects:
+  - kind: Deployment
+    metadata: {name: web}
+    spec:
+      replicas: 2
+      template:
+        spec:
+          containers: [{name: c, image: i}]
+  - apiVersion: apps/v1
+    kind: ReplicaSet
+    metadata: {name: rs, namespace: team-a}
+    spec:
+      selector: {matchLabels: {tier: db}}
+      template:
+        metadata: {labels: {tier: db}}
+        spec:
+          schedulerName: other
+          containers: [{name: c, image: i}]
+`), []string{"custom-scheduler", "other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := s.Workloads(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A Deployment: template labels and selector defaulted, one ReplicaSet
+	// controlled by it, replicas pods controlled by the ReplicaSet.
+	d := ws[0].Deployment
+	if diff := cmp.Diff(&metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, d.Spec.Selector); diff != "" {
+		t.Errorf("defaulted selector (-want +got):\n%s", diff)
+	}
+	PrepareTemplate(&d.Spec.Template, "custom-scheduler")
+	d.UID = types.UID("deployment-uid")
+	rs := ReplicaSetFor(d)
+	hash := rs.Labels[appsv1.DefaultDeploymentUniqueLabelKey]
+	if hash == "" || rs.Name != "web-"+hash || rs.Namespace != "default" {
+		t.Fatalf("ReplicaSet %s/%s labels %v, want default/web-<pod-template-hash>", rs.Namespace, rs.Name, rs.Labels)
+	}
+	wantRSOwner := []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: "deployment-uid", Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}
+	if diff := cmp.Diff(wantRSOwner, rs.OwnerReferences); diff != "" {
+		t.Errorf("ReplicaSet owner (-want +got):\n%s", diff)
+	}
+	if ReplicaSetFor(d).Name != rs.Name {
+		t.Errorf("the ReplicaSet name is not stable")
+	}
+	rs.UID = types.UID("rs-uid")
+	pods := OwnedPods(rs, "ignored: the template names one")
+	type podSummary struct {
+		Name, Namespace, Scheduler string
+		Labels                     map[string]string
+		Owner                      []metav1.OwnerReference
+	}
+	summarize := func(pods []*corev1.Pod) []podSummary {
+		var out []podSummary
+		for _, p := range pods {
+			out = append(out, podSummary{p.Name, p.Namespace, p.Spec.SchedulerName, p.Labels, p.OwnerReferences})
+		}
+		return out
+	}
+	wantOwner := []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: "rs-uid", Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}
+	labels := map[string]string{"app": "web", appsv1.DefaultDeploymentUniqueLabelKey: hash}
+	want := []podSummary{
+		{rs.Name + "-0", "default", "custom-scheduler", labels, wantOwner},
+		{rs.Name + "-1", "default", "custom-scheduler", labels, wantOwner},
+	}
+	if diff := cmp.Diff(want, summarize(pods)); diff != "" {
+		t.Errorf("Deployment pods (-want +got):\n%s", diff)
+	}
+
+	// A ReplicaSet: replicas default to 1, its own scheduler name is kept.
+	rs2 := ws[1].ReplicaSet
+	rs2.UID = types.UID("rs2-uid")
+	PrepareTemplate(&rs2.Spec.Template, "custom-scheduler")
+	wantOwner2 := []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: "rs2-uid", Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}
+	want = []podSummary{{"rs-0", "team-a", "other", map[string]string{"tier": "db"}, wantOwner2}}
+	if diff := cmp.Diff(want, summarize(OwnedPods(rs2, "custom-scheduler"))); diff != "" {
+		t.Errorf("ReplicaSet pods (-want +got):\n%s", diff)
+	}
+}
+
+func TestPreparePod(t *testing.T) {
+	tests := []struct {
+		name          string
+		pod           corev1.Pod
+		wantNamespace string
+		wantScheduler string
+	}{
+		{name: "defaults", wantNamespace: "default", wantScheduler: "custom-scheduler"},
+		{name: "own scheduler", pod: corev1.Pod{Spec: corev1.PodSpec{SchedulerName: "x"}}, wantNamespace: "default", wantScheduler: "x"},
+		{name: "bound", pod: corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns"}, Spec: corev1.PodSpec{NodeName: "a"}}, wantNamespace: "ns"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			PreparePod(&tt.pod, "custom-scheduler")
+			if diff := cmp.Diff([]string{tt.wantNamespace, tt.wantScheduler}, []string{tt.pod.Namespace, tt.pod.Spec.SchedulerName}); diff != "" {
+				t.Errorf("namespace, scheduler (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestRewriteSchedulerConfig(t *testing.T) {
+	in := []byte(`apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: true
+  resourceName: custom-scheduler
+clientConnection:
+  qps: 50
+profiles:
+  - schedulerName: custom-scheduler
+`)
+	out, err := RewriteSchedulerConfig(in, "/tmp/kubeconfig")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `apiVersion: kubescheduler.config.k8s.io/v1
+clientConnection:
+  kubeconfig: /tmp/kubeconfig
+  qps: 50
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: false
+  resourceName: custom-scheduler
+profiles:
+- schedulerName: custom-scheduler
+`
+	if diff := cmp.Diff(want, string(out)); diff != "" {
+		t.Errorf("rewritten config (-want +got):\n%s", diff)
+	}
+	if _, err := RewriteSchedulerConfig([]byte("profiles: ["), "k"); err == nil {
+		t.Error("malformed YAML: no error")
+	}
+}

@@ -1,0 +1,147 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package playground runs scheduling scenarios: a scenario file describes
+// nodes and the objects to create (Pods, ReplicaSets, Deployments); the
+// package validates it, expands it into the objects a control plane needs,
+// applies them, waits for the scheduler and renders where every pod landed.
+package playground
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+)
+
+// Defaults for a node's allocatable resources.
+const (
+	DefaultCPU    = "8"
+	DefaultMemory = "32Gi"
+	DefaultPods   = "110"
+	// DefaultNamespace is where objects without a namespace go.
+	DefaultNamespace = "default"
+)
+
+// Scenario is the content of a scenario file.
+type Scenario struct {
+	// Nodes are created, ready, before the scheduler starts.
+	Nodes []NodeSpec `json:"nodes"`
+	// Objects are created in order. Each is a Kubernetes object of kind Pod,
+	// ReplicaSet or Deployment. A Pod that the scheduler has to place is
+	// waited for (bound or unschedulable) before the next object is created;
+	// the pods of a ReplicaSet or Deployment are created all at once.
+	Objects []Object `json:"objects,omitempty"`
+}
+
+// NodeSpec describes one node, or Count nodes named Name-1..Name-Count.
+type NodeSpec struct {
+	Name string `json:"name"`
+	// Count defaults to 1.
+	Count       *int              `json:"count,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
+	Taints      []corev1.Taint    `json:"taints,omitempty"`
+	Allocatable Allocatable       `json:"allocatable,omitempty"`
+}
+
+// Allocatable is a node's allocatable (and capacity) resources.
+type Allocatable struct {
+	// CPU defaults to DefaultCPU.
+	CPU Quantity `json:"cpu,omitempty"`
+	// Memory defaults to DefaultMemory.
+	Memory Quantity `json:"memory,omitempty"`
+	// Pods defaults to DefaultPods.
+	Pods Quantity `json:"pods,omitempty"`
+}
+
+// Quantity is a resource quantity as written in the file, a YAML number or
+// string. Validation parses it, so that a bad value is reported with its field.
+type Quantity string
+
+// UnmarshalJSON accepts a JSON string or number.
+func (q *Quantity) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	if bytes.Equal(data, []byte("null")) {
+		*q = ""
+		return nil
+	}
+	if len(data) > 0 && data[0] == '"' {
+		s, err := strconv.Unquote(string(data))
+		if err != nil {
+			return err
+		}
+		*q = Quantity(s)
+		return nil
+	}
+	if _, err := strconv.ParseFloat(string(data), 64); err != nil {
+		return fmt.Errorf("quantity must be a number or a string, got %s", data)
+	}
+	*q = Quantity(data)
+	return nil
+}
+
+// Object is one Kubernetes object of a scenario, as written in the file.
+type Object map[string]interface{}
+
+// Load reads, decodes and validates a scenario file. schedulerNames are the
+// profiles of the scheduler that will run it (the first is the default for
+// pods without spec.schedulerName); empty skips that check.
+func Load(path string, schedulerNames []string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Decode(path, data, schedulerNames)
+}
+
+// Decode decodes data strictly (an unknown field is an error) and validates
+// it. file names the source in errors.
+func Decode(file string, data []byte, schedulerNames []string) (*Scenario, error) {
+	var s Scenario
+	if err := unmarshalStrict(data, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if errs := Validate(&s, schedulerNames); len(errs) > 0 {
+		return nil, &ValidationError{File: file, Errs: errs}
+	}
+	return &s, nil
+}
+
+// unmarshalStrict decodes YAML or JSON data into v with yaml.UnmarshalStrict.
+// On unknown or duplicate fields, whose errors there name the field but not
+// where it is, it returns sigs.k8s.io/json's errors instead, which give the
+// path (`unknown field "nodes[0].bogus"`).
+func unmarshalStrict(data []byte, v interface{}) error {
+	err := yaml.UnmarshalStrict(data, v)
+	if err == nil {
+		return nil
+	}
+	j, jerr := yaml.YAMLToJSON(data)
+	if jerr != nil {
+		return err
+	}
+	fresh := reflect.New(reflect.TypeOf(v).Elem()).Interface()
+	if strictErrs, _ := kjson.UnmarshalStrict(j, fresh, kjson.DisallowUnknownFields, kjson.DisallowDuplicateFields); len(strictErrs) > 0 {
+		return errors.Join(strictErrs...)
+	}
+	return err
+}

@@ -1,0 +1,127 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package playground
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
+)
+
+const node = "nodes: [{name: a}]\n"
+
+func TestDecodeErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		data string
+		// want are substrings of the error; none means valid.
+		want []string
+	}{
+		{name: "valid", data: node + "objects:\n- {kind: Pod, metadata: {name: p}, spec: {containers: [{name: c, image: i}]}}"},
+		{name: "unknown field", data: "nodes: [{name: a, bogus: 1}]", want: []string{"s.yaml: ", `unknown field "nodes[0].bogus"`}},
+		{name: "unknown top-level field", data: node + "extra: 1", want: []string{`unknown field "extra"`}},
+		{name: "bad quantity", data: "nodes: [{name: a}, {name: b, allocatable: {pods: ten}}]", want: []string{"s.yaml: nodes[1].allocatable.pods: Invalid value: \"ten\""}},
+		{name: "fractional pods", data: "nodes: [{name: a, allocatable: {pods: 1.5}}]", want: []string{"nodes[0].allocatable.pods", "whole number"}},
+		{name: "negative cpu", data: "nodes: [{name: a, allocatable: {cpu: -1}}]", want: []string{"nodes[0].allocatable.cpu", "must not be negative"}},
+		{name: "count < 1", data: "nodes: [{name: a, count: 0}]", want: []string{"nodes[0].count: Invalid value: 0: must be at least 1"}},
+		{name: "duplicate node names", data: "nodes: [{name: a}, {name: a}]", want: []string{"nodes[1].name: Duplicate value"}},
+		{name: "duplicate through count", data: "nodes: [{name: a, count: 2}, {name: a-2}]", want: []string{"nodes[1].name: Duplicate value", `node \"a-2\"`}},
+		{name: "no nodes", data: "objects: []", want: []string{"nodes: Required value"}},
+		{name: "bad taint", data: "nodes: [{name: a, taints: [{key: k, effect: Never}]}]", want: []string{"nodes[0].taints[0].effect: Unsupported value: \"Never\""}},
+		{name: "object without kind", data: node + "objects: [{metadata: {name: p}}]", want: []string{"objects[0].kind: Required value"}},
+		{name: "unsupported kind", data: node + "objects: [{kind: Service, metadata: {name: p}}]", want: []string{"objects[0].kind: Unsupported value: \"Service\""}},
+		{name: "wrong apiVersion", data: node + "objects: [{apiVersion: v1, kind: Deployment, metadata: {name: d}}]", want: []string{"objects[0].apiVersion: Unsupported value: \"v1\""}},
+		{name: "unknown object field", data: node + "objects: [{kind: Deployment, metadata: {name: d}, spec: {replica: 3}}]", want: []string{`objects[0]: Invalid value: "Deployment": unknown field "spec.replica"`}},
+		{name: "object without name", data: node + "objects: [{kind: Pod, spec: {containers: [{name: c, image: i}]}}]", want: []string{"objects[0].metadata.name: Required value"}},
+		{name: "pod without containers", data: node + "objects: [{kind: Pod, metadata: {name: p}}]", want: []string{"objects[0].spec.containers: Required value"}},
+		{name: "unknown node", data: node + "objects: [{kind: Pod, metadata: {name: p}, spec: {nodeName: b, containers: [{name: c, image: i}]}}]", want: []string{`objects[0].spec.nodeName: Not found: "b"`}},
+		{name: "unknown scheduler", data: node + "objects: [{kind: Pod, metadata: {name: p}, spec: {schedulerName: other, containers: [{name: c, image: i}]}}]", want: []string{`objects[0].spec.schedulerName: Unsupported value: "other"`}},
+		{name: "negative replicas", data: node + "objects: [{kind: ReplicaSet, metadata: {name: r}, spec: {replicas: -1, template: {spec: {containers: [{name: c, image: i}]}}}}]", want: []string{"objects[0].spec.replicas: Invalid value: -1"}},
+		{name: "malformed YAML", data: "nodes: [", want: []string{"s.yaml: "}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Decode("s.yaml", []byte(tt.data), []string{"custom-scheduler"})
+			if len(tt.want) == 0 {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("no error, want one containing %q", tt.want)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestDecodeDefaults(t *testing.T) {
+	s, err := Decode("s.yaml", []byte(`
+nodes:
+  - name: node
+    count: 2
+    labels: {size: big}
+    taints: [{key: k, value: v, effect: NoSchedule}]
+    allocatable: {cpu: 500m, pods: 10}
+  - name: single
+objects:
+  - kind: Pod
+    metadata: {name: p, namespace: team-a}
+    spec: {containers: [{name: c, image: i}]}
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"node-1", "node-2", "single"}, s.NodeNames()); diff != "" {
+		t.Errorf("node names (-want +got):\n%s", diff)
+	}
+	nodes := s.NodeObjects()
+	got := map[string]string{}
+	for _, n := range nodes {
+		a := n.Status.Allocatable
+		got[n.Name] = a.Cpu().String() + " " + a.Memory().String() + " " + a.Pods().String() + " " + n.Labels["size"]
+	}
+	want := map[string]string{"node-1": "500m 32Gi 10 big", "node-2": "500m 32Gi 10 big", "single": "8 32Gi 110 "}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("nodes (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]corev1.Taint{{Key: "k", Value: "v", Effect: corev1.TaintEffectNoSchedule}}, nodes[0].Spec.Taints); diff != "" {
+		t.Errorf("taints (-want +got):\n%s", diff)
+	}
+	if nodes[0].Status.Conditions[0].Type != corev1.NodeReady || nodes[0].Status.Capacity.Pods().Cmp(resource.MustParse("10")) != 0 {
+		t.Errorf("node status %+v, want ready with capacity = allocatable", nodes[0].Status)
+	}
+	ws, err := s.Workloads(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws[0].Pod == nil || ws[0].Pod.Namespace != "team-a" || ws[0].Pod.Kind != "Pod" {
+		t.Errorf("workload %+v, want Pod team-a/p", ws[0])
+	}
+	if ptr.Deref(s.Nodes[1].Count, 1) != 1 {
+		t.Errorf("count defaults to 1")
+	}
+}
