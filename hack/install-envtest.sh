@@ -27,6 +27,8 @@ echo "building etcd and kube-apiserver into ${OUT} (${want}); a cold build takes
 rm -f "${stamp}"
 go build -o "${OUT}/etcd" "${ETCD_PKG}"
 go build -o "${OUT}/kube-apiserver" "${APISERVER_PKG}"
-"${OUT}/etcd" --version | head -1
+# Print the versions as a check that both binaries run (no pipe: with
+# pipefail, a reader that quits early would fail the script).
+"${OUT}/etcd" --version
 "${OUT}/kube-apiserver" --version
 echo "${want}" > "${stamp}"
