@@ -123,19 +123,19 @@ func (pl *NodeLessPods) Score(_ context.Context, _ fwk.CycleState, _ *v1.Pod, no
 	if node == nil {
 		return 0, fwk.NewStatus(fwk.Error, "node not found")
 	}
-	return pl.load(pl.count(nodeInfo), nodeInfo.GetAllocatable().GetAllowedPodNumber()), nil
+	return pl.load(pl.count(node.Name, nodeInfo), nodeInfo.GetAllocatable().GetAllowedPodNumber()), nil
 }
 
 // count reads the node's counted pods from the cache once it has synced, and
 // from the snapshot before, which is slower but right.
-func (pl *NodeLessPods) count(nodeInfo fwk.NodeInfo) int {
+func (pl *NodeLessPods) count(nodeName string, nodeInfo fwk.NodeInfo) int {
 	if !pl.synced.Load() {
 		if !pl.hasSynced() {
 			return pl.selector.countIn(nodeInfo)
 		}
 		pl.synced.Store(true)
 	}
-	return pl.counts.Count(nodeInfo.Node().Name)
+	return pl.counts.Count(nodeName)
 }
 
 // CountedPods returns how many counted pods the plugin holds for nodeName:
