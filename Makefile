@@ -49,9 +49,13 @@ envtest: ## Build etcd and kube-apiserver from go.mod into bin/ (skipped when up
 	hack/install-envtest.sh $(BIN_DIR)
 
 .PHONY: integration-test
-integration-test: envtest build ## Tests against a real etcd + kube-apiserver, and the playground's.
-	KUBEBUILDER_ASSETS=$(BIN_DIR) SCHEDULER_BINARY=$(BIN_DIR)/kube-scheduler \
+integration-test: envtest build ## Tests on a real etcd + kube-apiserver: integration, playground, scheduler_perf smoke.
+	PATH=$(BIN_DIR):$$PATH KUBEBUILDER_ASSETS=$(BIN_DIR) SCHEDULER_BINARY=$(BIN_DIR)/kube-scheduler \
 		$(GO) test -count=1 -timeout 30m ./test/integration/... ./cmd/playground/...
+
+.PHONY: bench
+bench: envtest ## Micro-benchmarks and scheduler_perf workloads; figures under _output/bench (see doc/performance.md).
+	PATH=$(BIN_DIR):$$PATH hack/bench.sh
 
 .PHONY: playground
 playground: ## Build bin/playground.
