@@ -52,7 +52,7 @@ const (
 // testContext is one test's view of the shared control plane: its own
 // namespace, and the nodes it created, all removed when the test ends.
 type testContext struct {
-	t      *testing.T
+	t      testing.TB
 	ctx    context.Context
 	ns     string
 	mu     sync.Mutex
@@ -62,7 +62,7 @@ type testContext struct {
 
 var nonDNS = regexp.MustCompile("[^a-z0-9-]+")
 
-func newTestContext(t *testing.T) *testContext {
+func newTestContext(t testing.TB) *testContext {
 	t.Helper()
 	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.Verbosity(2)))
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
