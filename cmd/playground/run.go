@@ -296,7 +296,7 @@ func runScenario(ctx context.Context, o *flags, sc *schedConfig, s *playground.S
 	if err != nil {
 		return nil, stop, err
 	}
-	stops = append(stops, rs.stop)
+	stops = append(stops, rs.Stop)
 
 	wctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()

@@ -20,19 +20,8 @@ import (
 	"context"
 	"fmt"
 
-	"k8s.io/kubernetes/cmd/kube-scheduler/app"
-	schedconfig "k8s.io/kubernetes/cmd/kube-scheduler/app/config"
-	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
-
-	"github.com/adminsched/scheduler-plugins/pkg/plugins"
+	"github.com/adminsched/scheduler-plugins/pkg/localscheduler"
 )
-
-// runningScheduler is our scheduler run in this process.
-type runningScheduler struct {
-	cc     *schedconfig.CompletedConfig
-	cancel context.CancelFunc
-	done   chan struct{}
-}
 
 // setupError is a config the scheduler refused at start-up (for example
 // invalid plugin args): bad input, reported with the file name.
@@ -41,43 +30,16 @@ type setupError struct{ err error }
 func (e *setupError) Error() string { return e.err.Error() }
 func (e *setupError) Unwrap() error { return e.err }
 
-// startScheduler builds the scheduler from the config copy through
-// app.Setup with our plugins, the same path as bin/kube-scheduler, and runs
-// it until stop is called or ctx ends.
-func startScheduler(ctx context.Context, sc *schedConfig) (*runningScheduler, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	opts := options.NewOptions()
-	opts.ConfigFile = sc.path
-	opts.SecureServing.BindPort = 0 // no HTTPS endpoint
-	cc, sched, err := app.Setup(ctx, opts, plugins.Options()...)
+// startScheduler builds the scheduler from the config copy the way
+// bin/kube-scheduler does, and runs it until it is stopped or ctx ends.
+func startScheduler(ctx context.Context, sc *schedConfig) (*localscheduler.Scheduler, error) {
+	s, err := localscheduler.Setup(ctx, sc.path)
 	if err != nil {
-		cancel()
 		return nil, &setupError{fmt.Errorf("scheduler config %s: %w", sc.source, err)}
 	}
-	rs := &runningScheduler{cc: cc, cancel: cancel, done: make(chan struct{})}
-	cc.EventBroadcaster.StartRecordingToSink(ctx.Done())
-	cc.InformerFactory.Start(ctx.Done())
-	if cc.DynInformerFactory != nil {
-		cc.DynInformerFactory.Start(ctx.Done())
+	if err := s.Start(); err != nil {
+		s.Stop()
+		return nil, err
 	}
-	cc.InformerFactory.WaitForCacheSync(ctx.Done())
-	if cc.DynInformerFactory != nil {
-		cc.DynInformerFactory.WaitForCacheSync(ctx.Done())
-	}
-	if err := sched.WaitForHandlersSync(ctx); err != nil {
-		cancel()
-		return nil, fmt.Errorf("scheduler handlers did not sync: %w", err)
-	}
-	go func() {
-		defer close(rs.done)
-		sched.Run(ctx)
-	}()
-	return rs, nil
-}
-
-// stop ends the scheduler and waits for its loop to return.
-func (rs *runningScheduler) stop() {
-	rs.cancel()
-	<-rs.done
-	rs.cc.EventBroadcaster.Shutdown()
+	return s, nil
 }

@@ -140,7 +140,7 @@ func TestArgsChangeWhereNewPodsLand(t *testing.T) {
 				if got != run.want {
 					t.Errorf("%s: the new pod landed on %s, want %s", run.name, got, run.want)
 				}
-				sched.stop()
+				sched.Stop()
 				tc.deletePod(tc.ns, pod.Name)
 			}
 		})

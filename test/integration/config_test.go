@@ -84,7 +84,7 @@ func TestSchedulerConfigFromFile(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tc := newTestContext(t)
 			if tt.wantErr != nil {
-				_, err := tc.setupScheduler(tc.ctx, tt.config)
+				_, err := tc.setupScheduler(tt.config)
 				if err == nil {
 					t.Fatalf("start-up succeeded, want an error naming %q", tt.wantErr)
 				}

@@ -232,7 +232,7 @@ func TestSchedulerRestartRebuildsCounts(t *testing.T) {
 		names = append(names, tc.createPod(tc.makePod(fmt.Sprintf("before-%d", i))).Name)
 	}
 	tc.waitScheduled(names...)
-	first.stop()
+	first.Stop()
 
 	capture := &pluginCapture{}
 	tc.startScheduler(schedulerConfig(adminKubeconfig, 3, ""), capture.option())

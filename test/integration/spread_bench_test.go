@@ -67,7 +67,7 @@ func BenchmarkPlacementSpread(b *testing.B) {
 				podNames := tc.createReplicaSetPods("scheduler-perf", pods, nil)
 				tc.waitScheduled(podNames...)
 				total += spread(tc.podsPerNode(names, nil))
-				sched.stop()
+				sched.Stop()
 				tc.cleanup()
 			}
 			b.ReportMetric(float64(total)/float64(b.N), "spread-pods")

@@ -36,10 +36,9 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
-	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 	"k8s.io/utils/ptr"
 
-	"github.com/adminsched/scheduler-plugins/pkg/plugins"
+	"github.com/adminsched/scheduler-plugins/pkg/localscheduler"
 )
 
 const (
@@ -289,50 +288,28 @@ func (tc *testContext) writeFile(name, content string) string {
 }
 
 // setupScheduler builds a scheduler from a config file through the same code
-// path as the binary (app.Setup with our plugins), without running it.
-func (tc *testContext) setupScheduler(ctx context.Context, config string, extra ...app.Option) (*runningScheduler, error) {
-	opts := options.NewOptions()
-	opts.ConfigFile = tc.writeFile("scheduler-config.yaml", config)
-	opts.SecureServing.BindPort = 0 // no HTTPS endpoint: tests run several schedulers
-	cc, sched, err := app.Setup(ctx, opts, append(plugins.Options(), extra...)...)
-	if err != nil {
-		return nil, err
+// path as the binary (app.Setup with our plugins), without running it; it is
+// stopped when the test ends.
+func (tc *testContext) setupScheduler(config string, extra ...app.Option) (*localscheduler.Scheduler, error) {
+	s, err := localscheduler.Setup(tc.ctx, tc.writeFile("scheduler-config.yaml", config), extra...)
+	if err == nil {
+		tc.t.Cleanup(s.Stop)
 	}
-	return &runningScheduler{cc: cc, sched: sched}, nil
+	return s, err
 }
 
 // startScheduler runs a scheduler built from config until the test ends or
-// the returned scheduler is stopped.
-func (tc *testContext) startScheduler(config string, extra ...app.Option) *runningScheduler {
+// it is stopped.
+func (tc *testContext) startScheduler(config string, extra ...app.Option) *localscheduler.Scheduler {
 	tc.t.Helper()
-	ctx, cancel := context.WithCancel(tc.ctx)
-	rs, err := tc.setupScheduler(ctx, config, extra...)
+	s, err := tc.setupScheduler(config, extra...)
 	if err != nil {
-		cancel()
 		tc.t.Fatalf("setting up the scheduler: %v", err)
 	}
-	rs.cancel = cancel
-	rs.done = make(chan struct{})
-	cc := rs.cc
-	cc.EventBroadcaster.StartRecordingToSink(ctx.Done())
-	cc.InformerFactory.Start(ctx.Done())
-	if cc.DynInformerFactory != nil {
-		cc.DynInformerFactory.Start(ctx.Done())
+	if err := s.Start(); err != nil {
+		tc.t.Fatalf("starting the scheduler: %v", err)
 	}
-	cc.InformerFactory.WaitForCacheSync(ctx.Done())
-	if cc.DynInformerFactory != nil {
-		cc.DynInformerFactory.WaitForCacheSync(ctx.Done())
-	}
-	if err := rs.sched.WaitForHandlersSync(ctx); err != nil {
-		cancel()
-		tc.t.Fatalf("scheduler handlers did not sync: %v", err)
-	}
-	go func() {
-		defer close(rs.done)
-		rs.sched.Run(ctx)
-	}()
-	tc.t.Cleanup(rs.stop)
-	return rs
+	return s
 }
 
 // deletePod deletes a pod at once (there is no kubelet to wait for).
