@@ -28,6 +28,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adminsched/scheduler-plugins/pkg/localcluster"
 	"github.com/adminsched/scheduler-plugins/pkg/playground"
 )
 
@@ -41,7 +42,7 @@ func TestMain(m *testing.M) {
 	if assets == "" {
 		assets, _ = filepath.Abs("../../bin")
 	}
-	if err := checkAssets(assets); err != nil {
+	if err := localcluster.CheckAssets(assets); err != nil {
 		fmt.Fprintf(os.Stderr, "cmd/playground tests run a real control plane: %v\n", err)
 		os.Exit(1)
 	}

@@ -34,6 +34,7 @@ import (
 	"k8s.io/klog/v2/textlogger"
 	crlog "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/adminsched/scheduler-plugins/pkg/localcluster"
 	"github.com/adminsched/scheduler-plugins/pkg/playground"
 )
 
@@ -189,7 +190,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	if err := checkAssets(o.assets); err != nil {
+	if err := localcluster.CheckAssets(o.assets); err != nil {
 		fmt.Fprintf(stderr, "playground: %v\n", err)
 		return exitFailure
 	}
@@ -264,7 +265,7 @@ func writeOutput(w io.Writer, format string, runs []playground.Run) error {
 func runScenario(ctx context.Context, o *flags, sc *schedConfig, s *playground.Scenario, stderr io.Writer) (*playground.Result, func(), error) {
 	logger := klog.FromContext(ctx)
 	fmt.Fprintf(stderr, "starting etcd and kube-apiserver from %s\n", o.assets)
-	cp, err := startControlPlane(o.assets, filepath.Dir(sc.path))
+	cp, err := localcluster.Start(o.assets, filepath.Dir(sc.path))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -276,14 +277,14 @@ func runScenario(ctx context.Context, o *flags, sc *schedConfig, s *playground.S
 		stops = nil
 	}
 	stops = append(stops, func() {
-		if err := cp.stop(); err != nil {
+		if err := cp.Stop(); err != nil {
 			logger.Error(err, "Stopping the control plane")
 		}
 	})
-	if err := os.WriteFile(sc.kubeconfig, cp.env.KubeConfig, 0o600); err != nil {
+	if err := os.WriteFile(sc.kubeconfig, cp.KubeConfig, 0o600); err != nil {
 		return nil, stop, err
 	}
-	client, err := kubernetes.NewForConfig(cp.config)
+	client, err := kubernetes.NewForConfig(cp.Config)
 	if err != nil {
 		return nil, stop, err
 	}

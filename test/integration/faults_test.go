@@ -164,10 +164,11 @@ func TestFailedBindingLeavesCountsTrue(t *testing.T) {
 	if failures != len(names) {
 		t.Fatalf("%d injected failures, want one per pod (%d)", failures, len(names))
 	}
+	// No spread check here: a pod whose binding failed keeps the node it was
+	// nominated to, and its retry goes straight there without scoring (the
+	// scheduler's nominated-node fast path), so failed pods may pile up on the
+	// node that was emptiest while their reservations were undone.
 	tc.waitCountsMatch(capture, nodes)
-	if counts := tc.podsPerNode(nodes, nil); spread(counts) > 1 {
-		t.Errorf("pods per node %v: spread %d, want at most 1", counts, spread(counts))
-	}
 }
 
 // TestNodeDeletedWhilePodsPending deletes a node that holds pods while new

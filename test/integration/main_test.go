@@ -25,16 +25,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/adminsched/scheduler-plugins/pkg/localcluster"
 )
 
 var (
-	// testEnv is the control plane shared by every test of the package.
-	testEnv *envtest.Environment
 	// adminConfig reaches the API server as a cluster admin.
 	adminConfig *rest.Config
 	// adminClient is a clientset on adminConfig.
@@ -53,43 +51,27 @@ func runTests(m *testing.M) int {
 	if assets == "" {
 		assets, _ = filepath.Abs("../../bin")
 	}
-	for _, bin := range []string{"etcd", "kube-apiserver"} {
-		if _, err := os.Stat(filepath.Join(assets, bin)); err != nil {
-			fmt.Fprintf(os.Stderr, "integration tests need %s in %s (KUBEBUILDER_ASSETS): run hack/install-envtest.sh or make integration-test\n", bin, assets)
-			return 1
-		}
-	}
-	testEnv = &envtest.Environment{
-		BinaryAssetsDirectory:    assets,
-		ControlPlaneStartTimeout: 2 * time.Minute,
-	}
-	// Without a node lifecycle controller, TaintNodesByCondition would leave
-	// every new node tainted not-ready, and Priority needs priority classes
-	// that only a controller creates: upstream's integration tests turn both off.
-	testEnv.ControlPlane.GetAPIServer().Configure().
-		Set("disable-admission-plugins", "ServiceAccount,TaintNodesByCondition,Priority")
-
-	cfg, err := testEnv.Start()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "starting the control plane from %s: %v\n", assets, err)
-		return 1
-	}
-	defer func() {
-		if err := testEnv.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n", err)
-		}
-	}()
-	adminConfig = cfg
-	adminClient = kubernetes.NewForConfigOrDie(cfg)
-
 	dir, err := os.MkdirTemp("", "nodelesspods-integration-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	defer os.RemoveAll(dir)
+
+	cp, err := localcluster.Start(assets, dir)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "integration tests: %v\n", err)
+		return 1
+	}
+	defer func() {
+		if err := cp.Stop(); err != nil {
+			fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n", err)
+		}
+	}()
+	adminConfig = cp.Config
+	adminClient = kubernetes.NewForConfigOrDie(cp.Config)
 	adminKubeconfig = filepath.Join(dir, "admin.kubeconfig")
-	if err := os.WriteFile(adminKubeconfig, testEnv.KubeConfig, 0o600); err != nil {
+	if err := os.WriteFile(adminKubeconfig, cp.KubeConfig, 0o600); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -14,7 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+// Package localcluster runs a Kubernetes control plane (etcd and
+// kube-apiserver, built from go.mod by hack/install-envtest.sh) in temporary
+// directories, set up for scheduling without a controller-manager or kubelets.
+// The playground and the integration tests use it.
+package localcluster
 
 import (
 	"fmt"
@@ -27,27 +31,31 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
-// controlPlane is an etcd and a kube-apiserver run from the assets
-// directory, their output in log files of a temp dir.
-type controlPlane struct {
-	env    *envtest.Environment
-	config *rest.Config
-	logs   []*os.File
+// ControlPlane is an etcd and a kube-apiserver run from an assets directory,
+// their output in log files.
+type ControlPlane struct {
+	// Config reaches the API server as a cluster admin.
+	Config *rest.Config
+	// KubeConfig is Config as a kubeconfig file's content.
+	KubeConfig []byte
+
+	env  *envtest.Environment
+	logs []*os.File
 }
 
-// startControlPlane starts etcd and kube-apiserver from assets. dir receives
-// their logs. The error says which binary failed, where it was looked for,
-// and how to build it.
-func startControlPlane(assets, dir string) (*controlPlane, error) {
-	if err := checkAssets(assets); err != nil {
+// Start starts etcd and kube-apiserver from assets (the directory
+// hack/install-envtest.sh fills). logDir receives their logs. The error says
+// which binary failed, where it was looked for, and how to build it.
+func Start(assets, logDir string) (*ControlPlane, error) {
+	if err := CheckAssets(assets); err != nil {
 		return nil, err
 	}
-	cp := &controlPlane{}
-	etcdLog, err := os.Create(filepath.Join(dir, "etcd.log"))
+	cp := &ControlPlane{}
+	etcdLog, err := os.Create(filepath.Join(logDir, "etcd.log"))
 	if err != nil {
 		return nil, err
 	}
-	apiLog, err := os.Create(filepath.Join(dir, "kube-apiserver.log"))
+	apiLog, err := os.Create(filepath.Join(logDir, "kube-apiserver.log"))
 	if err != nil {
 		etcdLog.Close()
 		return nil, err
@@ -61,8 +69,10 @@ func startControlPlane(assets, dir string) (*controlPlane, error) {
 	cp.env.ControlPlane.Etcd = &envtest.Etcd{Out: etcdLog, Err: etcdLog}
 	api := cp.env.ControlPlane.GetAPIServer()
 	api.Out, api.Err = apiLog, apiLog
-	// No node lifecycle controller and no priority classes here: like the
-	// integration tests, turn off the admission plugins that need them.
+	// Without a node lifecycle controller, TaintNodesByCondition would leave
+	// every new node tainted not-ready, and Priority needs priority classes
+	// that only a controller creates: upstream's integration tests turn both
+	// off, and ServiceAccount, which needs the token controller.
 	api.Configure().Set("disable-admission-plugins", "ServiceAccount,TaintNodesByCondition,Priority")
 
 	cfg, err := cp.env.Start()
@@ -76,12 +86,12 @@ func startControlPlane(assets, dir string) (*controlPlane, error) {
 		return nil, fmt.Errorf("starting the control plane: %s (%s) failed: %w\n%s output: %s\nrebuild the binaries with `make envtest`",
 			bin, filepath.Join(assets, bin), err, bin, tail(log))
 	}
-	cp.config = cfg
+	cp.Config, cp.KubeConfig = cfg, cp.env.KubeConfig
 	return cp, nil
 }
 
-// checkAssets checks that assets holds etcd and kube-apiserver.
-func checkAssets(assets string) error {
+// CheckAssets checks that assets holds executable etcd and kube-apiserver.
+func CheckAssets(assets string) error {
 	for _, bin := range []string{"etcd", "kube-apiserver"} {
 		path := filepath.Join(assets, bin)
 		if st, err := os.Stat(path); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
@@ -91,13 +101,13 @@ func checkAssets(assets string) error {
 	return nil
 }
 
-// stop stops kube-apiserver and etcd; envtest removes their temp dirs.
-func (cp *controlPlane) stop() error {
+// Stop stops kube-apiserver and etcd; their temp dirs are removed.
+func (cp *ControlPlane) Stop() error {
 	defer cp.closeLogs()
 	return cp.env.Stop()
 }
 
-func (cp *controlPlane) closeLogs() {
+func (cp *ControlPlane) closeLogs() {
 	for _, f := range cp.logs {
 		_ = f.Close()
 	}
