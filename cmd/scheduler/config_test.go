@@ -43,9 +43,9 @@ import (
 	"github.com/adminsched/scheduler-plugins/pkg/nodelesspods"
 )
 
-// argsConfigPrefix is a config enabling NodeLessPods up to its args, which
-// each case appends (indented by six spaces).
-const argsConfigPrefix = `apiVersion: kubescheduler.config.k8s.io/v1
+// enabledConfig is a config whose profile enables NodeLessPods without a
+// pluginConfig entry; cases append more YAML to it.
+const enabledConfig = `apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 clientConnection:
   kubeconfig: KUBECONFIG_PATH
@@ -57,7 +57,11 @@ profiles:
     multiPoint:
       enabled:
       - name: NodeLessPods
-  pluginConfig:
+`
+
+// argsConfigPrefix continues enabledConfig up to the plugin's args, which
+// each case appends (indented by six spaces).
+const argsConfigPrefix = enabledConfig + `  pluginConfig:
   - name: NodeLessPods
     args:
 `
@@ -195,19 +199,7 @@ func TestSetupPassesArgsToPlugin(t *testing.T) {
 		},
 		{
 			name: "no pluginConfig entry gives the defaults",
-			cfg: `apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: KUBECONFIG_PATH
-leaderElection:
-  leaderElect: false
-profiles:
-- schedulerName: custom-scheduler
-  plugins:
-    multiPoint:
-      enabled:
-      - name: NodeLessPods
-`,
+			cfg:  enabledConfig,
 			want: &config.NodeLessPodsArgs{
 				Mode:                config.LeastPods,
 				IgnoreDaemonSetPods: true,
@@ -348,19 +340,8 @@ profiles:
 		},
 		{
 			name: "removed v1beta3 API version",
-			cfg: `apiVersion: kubescheduler.config.k8s.io/v1beta3
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: KUBECONFIG_PATH
-leaderElection:
-  leaderElect: false
-profiles:
-- schedulerName: custom-scheduler
-  plugins:
-    multiPoint:
-      enabled:
-      - name: NodeLessPods
-`,
+			// The same config as enabledConfig, in the API version removed in 1.29.
+			cfg:     strings.Replace(enabledConfig, "kubescheduler.config.k8s.io/v1\n", "kubescheduler.config.k8s.io/v1beta3\n", 1),
 			wantErr: []string{`no kind "KubeSchedulerConfiguration" is registered for version "kubescheduler.config.k8s.io/v1beta3"`},
 		},
 	}
@@ -466,19 +447,7 @@ func (signedScore) SignPod(context.Context, *v1.Pod) ([]fwk.SignFragment, *fwk.S
 // signingConfig is the shipped profile, with extra plugin configuration in
 // extra, for the signature tests.
 func signingConfig(extra string) string {
-	return `apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: KUBECONFIG_PATH
-leaderElection:
-  leaderElect: false
-profiles:
-- schedulerName: custom-scheduler
-  plugins:
-    multiPoint:
-      enabled:
-      - name: NodeLessPods
-        weight: 3
+	return enabledConfig + `        weight: 3
 ` + extra
 }
 
