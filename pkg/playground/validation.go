@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 )
 
 // ValidationError lists every problem of a scenario file.
@@ -51,19 +52,57 @@ type Workload struct {
 	Pod        *corev1.Pod
 	ReplicaSet *appsv1.ReplicaSet
 	Deployment *appsv1.Deployment
+	// Service has no pods; the scheduler reads it: PodTopologySpread's
+	// system default constraints apply to the pods it selects.
+	Service *corev1.Service
 }
 
-var supportedKinds = []string{"Pod", "ReplicaSet", "Deployment"}
+var supportedKinds = []string{"Pod", "ReplicaSet", "Deployment", "Service"}
 
 // apiVersions is the API version of each supported kind.
-var apiVersions = map[string]string{"Pod": "v1", "ReplicaSet": "apps/v1", "Deployment": "apps/v1"}
+var apiVersions = map[string]string{"Pod": "v1", "ReplicaSet": "apps/v1", "Deployment": "apps/v1", "Service": "v1"}
+
+// Size limits of a scenario. The playground expands node counts and replicas
+// in memory and creates every node and pod on one embedded API server, so a
+// scenario is capped well below what would exhaust either; upstream's
+// scheduler_perf runs up to 5,000 nodes and 10,000 pods the same way.
+const (
+	// MaxNodes caps a node spec's count and the number of nodes a scenario
+	// makes in total.
+	MaxNodes = 10000
+	// MaxPods caps a ReplicaSet's or Deployment's spec.replicas and the
+	// number of pods a scenario makes in total.
+	MaxPods = 10000
+)
 
 // Validate returns every problem of s with its field path. schedulerNames,
-// when not empty, are the only scheduler names pods may ask for.
+// when not empty, are the only scheduler names pods may ask for. It checks
+// the sizes (MaxNodes, MaxPods) before it expands anything, so an
+// oversized scenario is rejected without allocating for its size.
 func Validate(s *Scenario, schedulerNames []string) field.ErrorList {
 	errs := validateNodes(s.Nodes)
 	_, objErrs := decodeObjects(s, schedulerNames)
 	return append(errs, objErrs...)
+}
+
+// nodeCountInRange reports whether a spec's count is between 1 and MaxNodes.
+func nodeCountInRange(n NodeSpec) bool {
+	return n.Count == nil || (*n.Count >= 1 && *n.Count <= MaxNodes)
+}
+
+// countNodes returns how many nodes the specs make, counting only specs
+// whose count is in range, and whether their names may be expanded: every
+// count in range and at most MaxNodes in total. It allocates nothing.
+func countNodes(nodes []NodeSpec) (total int, expandable bool) {
+	expandable = true
+	for _, n := range nodes {
+		if !nodeCountInRange(n) {
+			expandable = false
+			continue
+		}
+		total += ptr.Deref(n.Count, 1)
+	}
+	return total, expandable && total <= MaxNodes
 }
 
 func validateNodes(nodes []NodeSpec) field.ErrorList {
@@ -71,6 +110,10 @@ func validateNodes(nodes []NodeSpec) field.ErrorList {
 	path := field.NewPath("nodes")
 	if len(nodes) == 0 {
 		errs = append(errs, field.Required(path, "a scenario needs at least one node"))
+	}
+	total, expandable := countNodes(nodes)
+	if total > MaxNodes {
+		errs = append(errs, field.Invalid(path, total, fmt.Sprintf("nodes in total (the sum of every count): must be at most %d", MaxNodes)))
 	}
 	seen := map[string]string{} // node name -> path of the spec that made it
 	for i, n := range nodes {
@@ -82,13 +125,15 @@ func validateNodes(nodes []NodeSpec) field.ErrorList {
 				errs = append(errs, field.Invalid(p.Child("name"), n.Name, msg))
 			}
 		}
-		if n.Count != nil && *n.Count < 1 {
-			errs = append(errs, field.Invalid(p.Child("count"), *n.Count, "must be at least 1"))
+		if !nodeCountInRange(n) {
+			errs = append(errs, field.Invalid(p.Child("count"), *n.Count, fmt.Sprintf("must be at least 1 and at most %d", MaxNodes)))
 		}
 		errs = append(errs, metav1validation.ValidateLabels(n.Labels, p.Child("labels"))...)
 		errs = append(errs, validateTaints(n.Taints, p.Child("taints"))...)
 		errs = append(errs, validateAllocatable(n.Allocatable, p.Child("allocatable"))...)
-		if n.Name == "" {
+		// Names are checked for duplicates only once the sizes are valid:
+		// nodeNames allocates one name per node.
+		if n.Name == "" || !expandable {
 			continue
 		}
 		for _, name := range nodeNames(n) {
@@ -162,10 +207,16 @@ func (s *Scenario) Workloads(schedulerNames []string) ([]Workload, error) {
 func decodeObjects(s *Scenario, schedulerNames []string) ([]Workload, field.ErrorList) {
 	var errs field.ErrorList
 	var out []Workload
-	nodes := sets.New[string]()
-	for _, n := range s.Nodes {
-		nodes.Insert(nodeNames(n)...)
+	// nodes is nil when the node specs are too large to expand (reported by
+	// validateNodes): spec.nodeName is not checked then.
+	var nodes sets.Set[string]
+	if _, expandable := countNodes(s.Nodes); expandable {
+		nodes = sets.New[string]()
+		for _, n := range s.Nodes {
+			nodes.Insert(nodeNames(n)...)
+		}
 	}
+	pods := 0 // pods the objects make, for MaxPods
 	for i, obj := range s.Objects {
 		p := field.NewPath("objects").Index(i)
 		kind, _ := obj["kind"].(string)
@@ -202,6 +253,10 @@ func decodeObjects(s *Scenario, schedulerNames []string) ([]Workload, field.Erro
 			w.Deployment = &appsv1.Deployment{}
 			err = unmarshalStrict(data, w.Deployment)
 			meta = &w.Deployment.ObjectMeta
+		case "Service":
+			w.Service = &corev1.Service{}
+			err = unmarshalStrict(data, w.Service)
+			meta = &w.Service.ObjectMeta
 		}
 		if err != nil {
 			errs = append(errs, field.Invalid(p, kind, err.Error()))
@@ -211,19 +266,29 @@ func decodeObjects(s *Scenario, schedulerNames []string) ([]Workload, field.Erro
 		switch {
 		case w.Pod != nil:
 			w.Pod.APIVersion, w.Pod.Kind = want, kind
+			pods++
 			errs = append(errs, validatePodSpec(&w.Pod.Spec, p.Child("spec"), nodes, schedulerNames)...)
 		case w.ReplicaSet != nil:
 			w.ReplicaSet.APIVersion, w.ReplicaSet.Kind = want, kind
+			pods += replicasInRange(w.ReplicaSet.Spec.Replicas)
 			errs = append(errs, validateReplicas(w.ReplicaSet.Spec.Replicas, p.Child("spec", "replicas"))...)
 			errs = append(errs, validatePodSpec(&w.ReplicaSet.Spec.Template.Spec, p.Child("spec", "template", "spec"), nodes, schedulerNames)...)
 			defaultSelector(w.ReplicaSet.Name, &w.ReplicaSet.Spec.Selector, &w.ReplicaSet.Spec.Template)
 		case w.Deployment != nil:
 			w.Deployment.APIVersion, w.Deployment.Kind = want, kind
+			pods += replicasInRange(w.Deployment.Spec.Replicas)
 			errs = append(errs, validateReplicas(w.Deployment.Spec.Replicas, p.Child("spec", "replicas"))...)
 			errs = append(errs, validatePodSpec(&w.Deployment.Spec.Template.Spec, p.Child("spec", "template", "spec"), nodes, schedulerNames)...)
 			defaultSelector(w.Deployment.Name, &w.Deployment.Spec.Selector, &w.Deployment.Spec.Template)
+		case w.Service != nil:
+			w.Service.APIVersion, w.Service.Kind = want, kind
+			errs = append(errs, validateServiceSpec(&w.Service.Spec, p.Child("spec"))...)
 		}
 		out = append(out, w)
+	}
+	if pods > MaxPods {
+		errs = append(errs, field.Invalid(field.NewPath("objects"), pods,
+			fmt.Sprintf("pods in total (one per Pod, spec.replicas per ReplicaSet and Deployment): must be at most %d", MaxPods)))
 	}
 	return out, errs
 }
@@ -248,8 +313,27 @@ func validateMeta(m *metav1.ObjectMeta, path *field.Path) field.ErrorList {
 }
 
 func validateReplicas(replicas *int32, path *field.Path) field.ErrorList {
-	if replicas != nil && *replicas < 0 {
-		return field.ErrorList{field.Invalid(path, *replicas, "must not be negative")}
+	if replicas != nil && (*replicas < 0 || *replicas > MaxPods) {
+		return field.ErrorList{field.Invalid(path, *replicas, fmt.Sprintf("must be at least 0 and at most %d", MaxPods))}
+	}
+	return nil
+}
+
+// replicasInRange is the number of pods spec.replicas makes (1 when unset),
+// or 0 when out of range: that is reported on the field itself.
+func replicasInRange(replicas *int32) int {
+	r := int(ptr.Deref(replicas, 1))
+	if r < 0 || r > MaxPods {
+		return 0
+	}
+	return r
+}
+
+// validateServiceSpec checks what the API server would refuse only once the
+// control plane runs: a Service that is not headless needs a port.
+func validateServiceSpec(spec *corev1.ServiceSpec, path *field.Path) field.ErrorList {
+	if len(spec.Ports) == 0 && spec.ClusterIP != corev1.ClusterIPNone {
+		return field.ErrorList{field.Required(path.Child("ports"), "a Service that is not headless (clusterIP: None) needs at least one port")}
 	}
 	return nil
 }
@@ -260,7 +344,7 @@ func validatePodSpec(spec *corev1.PodSpec, path *field.Path, nodes sets.Set[stri
 		errs = append(errs, field.Required(path.Child("containers"), ""))
 	}
 	if spec.NodeName != "" {
-		if !nodes.Has(spec.NodeName) {
+		if nodes != nil && !nodes.Has(spec.NodeName) {
 			errs = append(errs, field.NotFound(path.Child("nodeName"), spec.NodeName))
 		}
 		return errs // bound already: no scheduler involved

@@ -1,0 +1,128 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package playground
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// rs is a ReplicaSet object with the given replicas, for the size cases.
+func rs(name string, replicas int64) string {
+	return fmt.Sprintf("{kind: ReplicaSet, metadata: {name: %s}, spec: {replicas: %d, template: {spec: {containers: [{name: c, image: i}]}}}}", name, replicas)
+}
+
+func pods(n int) string {
+	objs := make([]string, n)
+	for i := range objs {
+		objs[i] = fmt.Sprintf("{kind: Pod, metadata: {name: p%d}, spec: {containers: [{name: c, image: i}]}}", i)
+	}
+	return strings.Join(objs, ", ")
+}
+
+// TestDecodeSizeLimits: node counts and replicas are capped, per field and
+// in total, with the field's path and the allowed range in the error.
+func TestDecodeSizeLimits(t *testing.T) {
+	tests := []struct {
+		name string
+		data string
+		// want are substrings of the error; none means valid.
+		want []string
+	}{
+		{name: "count at the limit", data: "nodes: [{name: a, count: 10000}]"},
+		{
+			name: "count over the limit",
+			data: "nodes: [{name: a, count: 10001}]",
+			want: []string{"s.yaml: nodes[0].count: Invalid value: 10001: must be at least 1 and at most 10000"},
+		},
+		{
+			// The scenario of the report: it made the playground allocate
+			// 16 TiB for the node names and die with "out of memory".
+			name: "count of 2^40",
+			data: "nodes: [{name: a, count: 1099511627776}]",
+			want: []string{"s.yaml: nodes[0].count: Invalid value: 1099511627776: must be at least 1 and at most 10000"},
+		},
+		{
+			name: "count of 2^40 and a pod bound to one of its nodes",
+			data: "nodes: [{name: a, count: 1099511627776}]\nobjects: [{kind: Pod, metadata: {name: p}, spec: {nodeName: a-1, containers: [{name: c, image: i}]}}]",
+			want: []string{"nodes[0].count: Invalid value: 1099511627776"},
+		},
+		{
+			name: "nodes in total over the limit",
+			data: "nodes: [{name: a, count: 6000}, {name: b, count: 4000}, {name: c}]",
+			want: []string{"s.yaml: nodes: Invalid value: 10001: nodes in total (the sum of every count): must be at most 10000"},
+		},
+		{name: "replicas at the limit", data: node + "objects: [" + rs("r", 10000) + "]"},
+		{
+			name: "replicas over the limit",
+			data: node + "objects: [" + rs("r", 10001) + "]",
+			want: []string{"s.yaml: objects[0].spec.replicas: Invalid value: 10001: must be at least 0 and at most 10000"},
+		},
+		{
+			name: "deployment replicas of 2^31-1",
+			data: node + "objects: [{kind: Deployment, metadata: {name: d}, spec: {replicas: 2147483647, template: {spec: {containers: [{name: c, image: i}]}}}}]",
+			want: []string{"objects[0].spec.replicas: Invalid value: 2147483647: must be at least 0 and at most 10000"},
+		},
+		{
+			name: "pods in total over the limit",
+			data: node + "objects: [" + rs("r", 6000) + ", " + rs("s", 3999) + ", " + pods(2) + "]",
+			want: []string{"s.yaml: objects: Invalid value: 10001: pods in total (one per Pod, spec.replicas per ReplicaSet and Deployment): must be at most 10000"},
+		},
+		{name: "pods in total at the limit", data: node + "objects: [" + rs("r", 6000) + ", " + rs("s", 3999) + ", " + pods(1) + "]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Decode("s.yaml", []byte(tt.data), []string{"custom-scheduler"})
+			if len(tt.want) == 0 {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("no error, want one containing %q", tt.want)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestDecodeRejectsBeforeExpanding: a count over the limit is rejected
+// before the node names are expanded, so the rejection costs no memory in
+// proportion to the count.
+func TestDecodeRejectsBeforeExpanding(t *testing.T) {
+	// 200,000 node names cost some 20 MB to expand and check for
+	// duplicates; the rejection must cost a few kilobytes.
+	data := []byte("nodes: [{name: a, count: 200000}]\nobjects: [{kind: Pod, metadata: {name: p}, spec: {nodeName: a-7, containers: [{name: c, image: i}]}}]")
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := Decode("s.yaml", data, nil)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "nodes[0].count") {
+		t.Errorf("error %v, want one for nodes[0].count", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("decoding allocated %d bytes, want under 1 MiB: the nodes were expanded before the count was checked", got)
+	}
+}
