@@ -108,14 +108,11 @@ func getCluster(b *testing.B) *benchCluster {
 	return cluster
 }
 
-// newBenchPlugin builds the plugin over an informer factory that is never
-// started and fills its count cache directly from the cluster's pods through
-// the same selector the informer handler applies. fill false leaves the cache
-// unsynced, so that Score counts from the snapshot.
-func newBenchPlugin(b *testing.B, ctx context.Context, args *config.NodeLessPodsArgs, c *benchCluster, fill bool) *NodeLessPods {
+// newBenchPlugin builds the plugin on the cluster's snapshot. warm scores
+// every node once, so that each holds a memo, as after the first cycle.
+func newBenchPlugin(b *testing.B, ctx context.Context, args *config.NodeLessPodsArgs, c *benchCluster, warm bool) *NodeLessPods {
 	b.Helper()
-	factory := informers.NewSharedInformerFactory(clientsetfake.NewClientset(), 0)
-	fh, err := frameworkruntime.NewFramework(ctx, nil, nil, frameworkruntime.WithInformerFactory(factory))
+	fh, err := frameworkruntime.NewFramework(ctx, nil, nil, frameworkruntime.WithSnapshotSharedLister(c.snapshot))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -124,11 +121,12 @@ func newBenchPlugin(b *testing.B, ctx context.Context, args *config.NodeLessPods
 		b.Fatal(err)
 	}
 	pl := p.(*NodeLessPods)
-	if fill {
-		for _, pod := range c.pods {
-			pl.counts.ObservePod(pod, pl.selector.counts(pod))
+	if warm {
+		for _, ni := range c.nodeInfos {
+			if _, s := pl.Score(ctx, nil, c.pod, ni); !s.IsSuccess() {
+				b.Fatal(s)
+			}
 		}
-		pl.synced.Store(true)
 	}
 	return pl
 }
@@ -150,31 +148,34 @@ var selectorArgs = func(a *config.NodeLessPodsArgs) {
 	a.Namespaces = []string{"default", "team-a"}
 }
 
-// BenchmarkScore measures one Score call, on the 5,000 nodes in turn. The
-// count comes from the cache, so a podSelector costs nothing here; unsynced
-// shows what the cache saves: counting the node's 30 pods from the snapshot.
+// BenchmarkScore measures one Score call, on the 5,000 nodes in turn. hit
+// reads a node's memo; miss drops the memo first (what a new generation
+// does), so Score scans the node's 30 pods: the cost the memo saves.
 func BenchmarkScore(b *testing.B) {
 	c := getCluster(b)
 	for _, bc := range []struct {
 		name string
 		args func(*config.NodeLessPodsArgs)
-		fill bool
+		miss bool
 	}{
-		{name: "count", fill: true},
-		{name: "podSelector", args: selectorArgs, fill: true},
-		{name: "relativeToCapacity", args: func(a *config.NodeLessPodsArgs) { a.RelativeToCapacity = true }, fill: true},
-		{name: "unsynced-snapshot-scan", fill: false},
-		{name: "unsynced-snapshot-scan-podSelector", args: selectorArgs, fill: false},
+		{name: "hit"},
+		{name: "hit/podSelector", args: selectorArgs},
+		{name: "hit/relativeToCapacity", args: func(a *config.NodeLessPodsArgs) { a.RelativeToCapacity = true }},
+		{name: "miss", miss: true},
+		{name: "miss/podSelector", args: selectorArgs, miss: true},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			ctx := benchContext(b)
-			pl := newBenchPlugin(b, ctx, testArgs(bc.args), c, bc.fill)
-			if got := pl.CountedPods(c.nodes[0].Name); bc.fill && got != benchPodsPerNode {
+			pl := newBenchPlugin(b, ctx, testArgs(bc.args), c, true)
+			if got := pl.counts.Count(c.nodeInfos[0]); got != benchPodsPerNode {
 				b.Fatalf("node-0 counts %d pods, want %d", got, benchPodsPerNode)
 			}
 			state := framework.NewCycleState()
 			i := 0
 			for b.Loop() {
+				if bc.miss {
+					pl.counts.Invalidate(benchNodeNames[i])
+				}
 				if _, s := pl.Score(ctx, state, c.pod, c.nodeInfos[i]); !s.IsSuccess() {
 					b.Fatal(s)
 				}
@@ -184,6 +185,42 @@ func BenchmarkScore(b *testing.B) {
 			}
 		})
 	}
+	// The scheduler scores nodes from up to 16 goroutines: hits must not
+	// serialize them.
+	b.Run("hit/parallel", func(b *testing.B) {
+		ctx := benchContext(b)
+		pl := newBenchPlugin(b, ctx, testArgs(nil), c, true)
+		var worker atomic.Int64
+		b.RunParallel(func(pb *testing.PB) {
+			state := framework.NewCycleState()
+			i := int(worker.Add(1)) * 997
+			for pb.Next() {
+				if _, s := pl.Score(ctx, state, c.pod, c.nodeInfos[i%benchNodes]); !s.IsSuccess() {
+					b.Error(s)
+					return
+				}
+				i++
+			}
+		})
+	})
+}
+
+// BenchmarkMemoMemory reports the heap the memos take per node: a new plugin
+// scores every node of the 150,000-pod cluster once. Nothing is kept per pod.
+func BenchmarkMemoMemory(b *testing.B) {
+	c := getCluster(b)
+	ctx := benchContext(b)
+	var before, after runtime.MemStats
+	var keep []*NodeLessPods
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for b.Loop() {
+		keep = append(keep, newBenchPlugin(b, ctx, testArgs(nil), c, true))
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(len(keep))/benchNodes, "B/node")
+	runtime.KeepAlive(keep)
 }
 
 // BenchmarkNormalizeScore normalizes the loads of 5,000 nodes.
@@ -210,8 +247,7 @@ func BenchmarkNormalizeScore(b *testing.B) {
 }
 
 // BenchmarkReserveUnreserve measures a Reserve and the Unreserve that undoes
-// it, on the cache of the 150,000-pod cluster, serially and from all Ps at
-// once (they share the cache's lock).
+// it (each drops the node's memo), serially and from all Ps at once.
 func BenchmarkReserveUnreserve(b *testing.B) {
 	const podsPerWorker = 1024
 	c := getCluster(b)
@@ -229,40 +265,32 @@ func BenchmarkReserveUnreserve(b *testing.B) {
 	for w := range pools {
 		pools[w] = newPods(fmt.Sprintf("worker-%d", w))
 	}
-	for _, bc := range []struct {
-		name string
-		args func(*config.NodeLessPodsArgs)
-	}{
-		{name: "default"},
-		{name: "podSelector", args: selectorArgs},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			pl := newBenchPlugin(b, ctx, testArgs(bc.args), c, true)
-			pods := pools[0]
+	b.Run("serial", func(b *testing.B) {
+		pl := newBenchPlugin(b, ctx, testArgs(nil), c, true)
+		pods := pools[0]
+		i := 0
+		for b.Loop() {
+			pod, nodeName := pods[i%podsPerWorker], benchNodeName(i)
+			pl.Reserve(ctx, nil, pod, nodeName)
+			pl.Unreserve(ctx, nil, pod, nodeName)
+			i++
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		pl := newBenchPlugin(b, ctx, testArgs(nil), c, true)
+		var worker atomic.Int64
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			pods := pools[int(worker.Add(1)-1)%len(pools)]
 			i := 0
-			for b.Loop() {
+			for pb.Next() {
 				pod, nodeName := pods[i%podsPerWorker], benchNodeName(i)
 				pl.Reserve(ctx, nil, pod, nodeName)
 				pl.Unreserve(ctx, nil, pod, nodeName)
 				i++
 			}
 		})
-		b.Run(bc.name+"/parallel", func(b *testing.B) {
-			pl := newBenchPlugin(b, ctx, testArgs(bc.args), c, true)
-			var worker atomic.Int64
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				pods := pools[int(worker.Add(1)-1)%len(pools)]
-				i := 0
-				for pb.Next() {
-					pod, nodeName := pods[i%podsPerWorker], benchNodeName(i)
-					pl.Reserve(ctx, nil, pod, nodeName)
-					pl.Unreserve(ctx, nil, pod, nodeName)
-					i++
-				}
-			})
-		})
-	}
+	})
 }
 
 var benchNodeNames = func() []string {
@@ -274,38 +302,6 @@ var benchNodeNames = func() []string {
 }()
 
 func benchNodeName(i int) string { return benchNodeNames[i%benchNodes] }
-
-// BenchmarkInformerAddDelete measures the pod informer handler the plugin
-// registers: an add of a bound pod, then its deletion. The podSelector and
-// namespaces are evaluated here, once per event.
-func BenchmarkInformerAddDelete(b *testing.B) {
-	c := getCluster(b)
-	ctx := benchContext(b)
-	for _, bc := range []struct {
-		name string
-		args func(*config.NodeLessPodsArgs)
-	}{
-		{name: "default"},
-		{name: "podSelector", args: selectorArgs},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			pl := newBenchPlugin(b, ctx, testArgs(bc.args), c, true)
-			handler := pl.counts.PodEventHandler(pl.selector.counts)
-			// New pods on top of the 150,000 the cache holds.
-			pods := make([]*v1.Pod, 4096)
-			for i := range pods {
-				pods[i] = benchPod(len(c.pods)+i, benchNodeName(i))
-			}
-			i := 0
-			for b.Loop() {
-				pod := pods[i%len(pods)]
-				handler.OnAdd(pod, false)
-				handler.OnDelete(pod)
-				i++
-			}
-		})
-	}
-}
 
 // BenchmarkCycle compares what one scheduling cycle costs each scorer over
 // the same 5,000 nodes and 150,000 pods: PreScore once (when the plugin has

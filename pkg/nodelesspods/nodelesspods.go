@@ -22,7 +22,6 @@ package nodelesspods
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -45,11 +44,9 @@ type NodeLessPods struct {
 	mode     config.ScoringMode
 	relative bool
 	selector *podSelector
-	counts   *podcount.Cache
-	// synced turns true once the pod informer has delivered its initial list
-	// to counts; until then Score counts from the snapshot instead.
-	synced    atomic.Bool
-	hasSynced func() bool
+	// counts memoizes each node's count of counted pods in the NodeInfo that
+	// Score is handed, the scheduler's own view of every bound and assumed pod.
+	counts *podcount.Cache
 }
 
 var (
@@ -61,7 +58,8 @@ var (
 )
 
 // New builds the plugin from its internal args (defaults apply when obj is
-// nil) and subscribes its count cache to the scheduler's pod and node informers.
+// nil). It registers no informer handlers: every count comes from the
+// scheduler's snapshot.
 func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
 	args, err := argsFrom(obj)
 	if err != nil {
@@ -74,25 +72,15 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	if err != nil {
 		return nil, fmt.Errorf("invalid %s args: %w", Name, err)
 	}
-	if h == nil || h.SharedInformerFactory() == nil {
-		return nil, fmt.Errorf("%s needs the scheduler's shared informer factory", Name)
+	if h == nil || h.SnapshotSharedLister() == nil {
+		return nil, fmt.Errorf("%s needs the scheduler's snapshot lister", Name)
 	}
 	pl := &NodeLessPods{
 		mode:     args.Mode,
 		relative: args.RelativeToCapacity,
 		selector: selector,
-		counts:   podcount.New(),
+		counts:   podcount.New(selector.counts, h.SnapshotSharedLister().NodeInfos()),
 	}
-
-	informers := h.SharedInformerFactory().Core().V1()
-	podReg, err := informers.Pods().Informer().AddEventHandler(pl.counts.PodEventHandler(selector.counts))
-	if err != nil {
-		return nil, fmt.Errorf("%s: watching pods: %w", Name, err)
-	}
-	if _, err := informers.Nodes().Informer().AddEventHandler(pl.counts.NodeEventHandler()); err != nil {
-		return nil, fmt.Errorf("%s: watching nodes: %w", Name, err)
-	}
-	pl.hasSynced = podReg.HasSynced
 	klog.FromContext(ctx).V(2).Info("Plugin initialized", "plugin", Name, "mode", args.Mode,
 		"podSelector", args.PodSelector, "namespaces", args.Namespaces,
 		"ignoreDaemonSetPods", args.IgnoreDaemonSetPods, "relativeToCapacity", args.RelativeToCapacity)
@@ -119,46 +107,31 @@ func (pl *NodeLessPods) Name() string { return Name }
 // Score returns the node's load: its count of counted pods, or that count
 // relative to its allocatable pods. NormalizeScore turns loads into scores.
 func (pl *NodeLessPods) Score(_ context.Context, _ fwk.CycleState, _ *v1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
-	node := nodeInfo.Node()
-	if node == nil {
+	if nodeInfo.Node() == nil {
 		return 0, fwk.NewStatus(fwk.Error, "node not found")
 	}
-	return pl.load(pl.count(node.Name, nodeInfo), nodeInfo.GetAllocatable().GetAllowedPodNumber()), nil
-}
-
-// count reads the node's counted pods from the cache once it has synced, and
-// from the snapshot before, which is slower but right.
-func (pl *NodeLessPods) count(nodeName string, nodeInfo fwk.NodeInfo) int {
-	if !pl.synced.Load() {
-		if !pl.hasSynced() {
-			return pl.selector.countIn(nodeInfo)
-		}
-		pl.synced.Store(true)
-	}
-	return pl.counts.Count(nodeName)
-}
-
-// CountedPods returns how many counted pods the plugin holds for nodeName:
-// bound there or reserved there by this scheduler. It is what Score reads, for
-// debugging and tests.
-func (pl *NodeLessPods) CountedPods(nodeName string) int {
-	return pl.counts.Count(nodeName)
+	return pl.load(pl.counts.Count(nodeInfo), nodeInfo.GetAllocatable().GetAllowedPodNumber()), nil
 }
 
 // ScoreExtensions returns the plugin itself: it normalizes its loads.
 func (pl *NodeLessPods) ScoreExtensions() fwk.ScoreExtensions { return pl }
 
-// Reserve counts the pod on the node the scheduler assumed it on.
+// Reserve drops the node's memo. In pod-group cycles the scheduler adds the
+// assumed pod to the snapshot's NodeInfo without a new generation and then
+// runs Reserve; the next Score must see that pod.
 func (pl *NodeLessPods) Reserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, nodeName string) *fwk.Status {
 	if pl.selector.counts(pod) {
-		pl.counts.Reserve(pod.UID, nodeName)
+		pl.counts.Invalidate(nodeName)
 	}
 	return nil
 }
 
-// Unreserve undoes Reserve; it is safe without a matching Reserve.
+// Unreserve drops the node's memo: the scheduler is about to take the pod off
+// the node, in pod-group cycles again without a new generation.
 func (pl *NodeLessPods) Unreserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, nodeName string) {
-	pl.counts.Unreserve(pod.UID, nodeName)
+	if pl.selector.counts(pod) {
+		pl.counts.Invalidate(nodeName)
+	}
 }
 
 // SignPod lets the profile keep opportunistic batching: the score depends on

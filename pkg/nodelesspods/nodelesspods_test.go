@@ -21,18 +21,16 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/informers"
-	clientsetfake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
@@ -61,13 +59,18 @@ func boundPod(name, ns, nodeName string) *st.PodWrapper {
 	return st.MakePod().Name(name).Namespace(ns).UID(ns + "/" + name).Node(nodeName).Phase(v1.PodRunning)
 }
 
-// newTestPlugin builds the plugin over a fake API server holding objs and
-// waits until its count cache has seen them.
-func newTestPlugin(ctx context.Context, t *testing.T, args *config.NodeLessPodsArgs, objs ...runtime.Object) (*NodeLessPods, *clientsetfake.Clientset) {
+// newTestPlugin builds the plugin on a framework whose snapshot holds nodes
+// and the bound ones of pods, as the scheduler's snapshot does.
+func newTestPlugin(ctx context.Context, t *testing.T, args *config.NodeLessPodsArgs, nodes []*v1.Node, pods ...*v1.Pod) (*NodeLessPods, *cache.Snapshot) {
 	t.Helper()
-	cs := clientsetfake.NewClientset(objs...)
-	factory := informers.NewSharedInformerFactory(cs, 0)
-	fh, err := frameworkruntime.NewFramework(ctx, nil, nil, frameworkruntime.WithInformerFactory(factory))
+	var bound []*v1.Pod
+	for _, p := range pods {
+		if p.Spec.NodeName != "" {
+			bound = append(bound, p)
+		}
+	}
+	snapshot := cache.NewSnapshot(bound, nodes)
+	fh, err := frameworkruntime.NewFramework(ctx, nil, nil, frameworkruntime.WithSnapshotSharedLister(snapshot))
 	if err != nil {
 		t.Fatalf("NewFramework: %v", err)
 	}
@@ -75,38 +78,24 @@ func newTestPlugin(ctx context.Context, t *testing.T, args *config.NodeLessPodsA
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	informerCtx, stop := context.WithCancel(ctx)
-	factory.Start(informerCtx.Done())
-	// Informers stop only once their context ends: cancel before Shutdown.
-	t.Cleanup(func() { stop(); factory.Shutdown() })
-	factory.WaitForCacheSync(ctx.Done())
-	pl := p.(*NodeLessPods)
-	if err := wait.PollUntilContextTimeout(ctx, time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-		return pl.hasSynced(), nil
-	}); err != nil {
-		t.Fatalf("count cache did not sync: %v", err)
-	}
-	return pl, cs
+	return p.(*NodeLessPods), snapshot
 }
 
-// scoreAll runs Score on every node and NormalizeScore on the result, as the
-// framework does, and returns the final score per node.
-func scoreAll(ctx context.Context, t *testing.T, pl *NodeLessPods, nodes []*v1.Node, snapshotPods ...*v1.Pod) map[string]int64 {
+// scoreAll runs Score on every node of the snapshot and NormalizeScore on the
+// result, as the framework does, and returns the final score per node.
+func scoreAll(ctx context.Context, t *testing.T, pl *NodeLessPods, snapshot *cache.Snapshot) map[string]int64 {
 	t.Helper()
+	nodeInfos, err := snapshot.NodeInfos().List()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var scores fwk.NodeScoreList
-	for _, n := range nodes {
-		ni := framework.NewNodeInfo()
-		for _, p := range snapshotPods {
-			if p.Spec.NodeName == n.Name {
-				ni.AddPod(p)
-			}
-		}
-		ni.SetNode(n)
+	for _, ni := range nodeInfos {
 		s, st := pl.Score(ctx, nil, &v1.Pod{}, ni)
 		if !st.IsSuccess() {
-			t.Fatalf("Score(%s): %v", n.Name, st)
+			t.Fatalf("Score(%s): %v", ni.Node().Name, st)
 		}
-		scores = append(scores, fwk.NodeScore{Name: n.Name, Score: s})
+		scores = append(scores, fwk.NodeScore{Name: ni.Node().Name, Score: s})
 	}
 	if st := pl.NormalizeScore(ctx, nil, &v1.Pod{}, scores); !st.IsSuccess() {
 		t.Fatalf("NormalizeScore: %v", st)
@@ -155,11 +144,10 @@ func TestScore(t *testing.T) {
 			want: map[string]int64{"n1": 100, "n2": 50, "n3": 0},
 		},
 		{
-			name:  "pending and terminal pods do not count",
+			name:  "terminal pods do not count",
 			nodes: threeNodes,
 			pods: []*v1.Pod{
 				boundPod("a", "default", "n1").Obj(),
-				st.MakePod().Name("pending").Namespace("default").UID("pending").Obj(),
 				boundPod("done", "default", "n2").Phase(v1.PodSucceeded).Obj(),
 				boundPod("failed", "default", "n3").Phase(v1.PodFailed).Obj(),
 			},
@@ -275,154 +263,174 @@ func TestScore(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, ctx := ktesting.NewTestContext(t)
-			var objs []runtime.Object
-			for _, n := range tc.nodes {
-				objs = append(objs, n)
-			}
-			for _, p := range tc.pods {
-				objs = append(objs, p)
-			}
-			pl, _ := newTestPlugin(ctx, t, testArgs(tc.args), objs...)
-			// The snapshot is left empty: the counts must come from the cache.
-			got := scoreAll(ctx, t, pl, tc.nodes)
+			pl, snapshot := newTestPlugin(ctx, t, testArgs(tc.args), tc.nodes, tc.pods...)
+			got := scoreAll(ctx, t, pl, snapshot)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("scores (-want +got):\n%s", diff)
+			}
+			// A second cycle on the same snapshot reads the memos: same scores.
+			if diff := cmp.Diff(tc.want, scoreAll(ctx, t, pl, snapshot)); diff != "" {
+				t.Errorf("second cycle: scores (-want +got):\n%s", diff)
 			}
 		})
 	}
 }
 
-// TestScoreBeforeSync checks that, until the informer has delivered its
-// initial list, Score counts the snapshot's pods with the same rules.
-func TestScoreBeforeSync(t *testing.T) {
-	_, ctx := ktesting.NewTestContext(t)
-	factory := informers.NewSharedInformerFactory(clientsetfake.NewClientset(), 0)
-	fh, err := frameworkruntime.NewFramework(ctx, nil, nil, frameworkruntime.WithInformerFactory(factory))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := New(ctx, testArgs(func(a *config.NodeLessPodsArgs) { a.Namespaces = []string{"default"} }), fh)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pl := p.(*NodeLessPods) // the factory is never started: the cache never syncs
-	nodes := []*v1.Node{node("n1", 110), node("n2", 110)}
-	snapshot := []*v1.Pod{
-		boundPod("a", "default", "n1").Obj(),
-		boundPod("b", "default", "n2").Obj(), boundPod("c", "default", "n2").Obj(),
-		boundPod("other-ns", "kube-system", "n1").Obj(), boundPod("other-ns-2", "kube-system", "n1").Obj(),
-		boundPod("done", "default", "n1").Phase(v1.PodSucceeded).Obj(),
-		boundPod("ds", "default", "n1").OwnerReference("ds", daemonSetKind).Obj(),
-	}
-	got := scoreAll(ctx, t, pl, nodes, snapshot...)
-	if diff := cmp.Diff(map[string]int64{"n1": 100, "n2": 0}, got); diff != "" {
-		t.Errorf("scores (-want +got):\n%s", diff)
-	}
-}
-
-// TestReserveUnreserve checks that reservations move the scores at once and
-// that the informer confirming a reserved pod does not count it twice.
-func TestReserveUnreserve(t *testing.T) {
-	_, ctx := ktesting.NewTestContext(t)
-	nodes := []*v1.Node{node("n1", 110), node("n2", 110)}
-	pl, cs := newTestPlugin(ctx, t, testArgs(func(a *config.NodeLessPodsArgs) { a.Namespaces = []string{"default"} }),
-		nodes[0], nodes[1])
-	check := func(step string, want map[string]int64) {
-		t.Helper()
-		if diff := cmp.Diff(want, scoreAll(ctx, t, pl, nodes)); diff != "" {
-			t.Errorf("%s: scores (-want +got):\n%s", step, diff)
-		}
-	}
-	pod := st.MakePod().Name("p").Namespace("default").UID("p").Obj()
-	if st := pl.Reserve(ctx, nil, pod, "n1"); !st.IsSuccess() {
-		t.Fatalf("Reserve: %v", st)
-	}
-	check("after Reserve on n1", map[string]int64{"n1": 0, "n2": 100})
-
-	pl.Unreserve(ctx, nil, pod, "n1")
-	check("after Unreserve", map[string]int64{"n1": 100, "n2": 100})
-	pl.Unreserve(ctx, nil, pod, "n1")
-	check("after a second Unreserve", map[string]int64{"n1": 100, "n2": 100})
-
-	// A pod the args do not count is not reserved.
-	other := st.MakePod().Name("q").Namespace("elsewhere").UID("q").Obj()
-	pl.Reserve(ctx, nil, other, "n2")
-	check("after Reserve of a pod that does not count", map[string]int64{"n1": 100, "n2": 100})
-
-	// Reserve on n2, then the API server reports the binding: one pod, not two.
-	pl.Reserve(ctx, nil, pod, "n2")
-	bound := pod.DeepCopy()
-	bound.Spec.NodeName = "n2"
-	bound.Status.Phase = v1.PodRunning
-	if _, err := cs.CoreV1().Pods("default").Create(ctx, bound, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	waitForCount(ctx, t, pl, "n2", 1)
-	check("after the informer confirms the binding", map[string]int64{"n1": 100, "n2": 0})
-	if got := pl.counts.Len(); got != 1 {
-		t.Errorf("cache holds %d pods, want 1", got)
-	}
-
-	// Deleting the pod removes it.
-	if err := cs.CoreV1().Pods("default").Delete(ctx, "p", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	waitForCount(ctx, t, pl, "n2", 0)
-	check("after the pod is deleted", map[string]int64{"n1": 100, "n2": 100})
-}
-
-// TestNodeDeletion checks that the pods of a deleted node stop counting.
-func TestNodeDeletion(t *testing.T) {
-	_, ctx := ktesting.NewTestContext(t)
-	pl, cs := newTestPlugin(ctx, t, testArgs(nil), node("n1", 110), boundPod("a", "default", "n1").Obj())
-	pl.Reserve(ctx, nil, st.MakePod().Name("b").Namespace("default").UID("b").Obj(), "n1")
-	if got := pl.counts.Count("n1"); got != 2 {
-		t.Fatalf("n1 counts %d pods, want 2", got)
-	}
-	if err := cs.CoreV1().Nodes().Delete(ctx, "n1", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	waitForCount(ctx, t, pl, "n1", 0)
-}
-
-func waitForCount(ctx context.Context, t *testing.T, pl *NodeLessPods, nodeName string, want int) {
+// loadOf returns the raw score Score gives nodeInfo.
+func loadOf(ctx context.Context, t *testing.T, pl *NodeLessPods, nodeInfo fwk.NodeInfo) int64 {
 	t.Helper()
-	if err := wait.PollUntilContextTimeout(ctx, time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-		return pl.counts.Count(nodeName) == want, nil
-	}); err != nil {
-		t.Fatalf("node %s counts %d pods, want %d", nodeName, pl.counts.Count(nodeName), want)
+	s, status := pl.Score(ctx, nil, &v1.Pod{}, nodeInfo)
+	if !status.IsSuccess() {
+		t.Fatalf("Score: %v", status)
+	}
+	return s
+}
+
+// TestCountFollowsNodeInfo checks that the count is the NodeInfo's, through
+// the changes the scheduler makes to it: new generations from its cache, and,
+// in pod-group cycles, pods the snapshot assumes and forgets keeping the
+// generation, with Reserve and Unreserve around them or, in a profile that
+// enables the plugin at score only, without.
+func TestCountFollowsNodeInfo(t *testing.T) {
+	for _, withReserve := range []bool{true, false} {
+		t.Run(fmt.Sprintf("reserve=%v", withReserve), func(t *testing.T) {
+			_, ctx := ktesting.NewTestContext(t)
+			logger := klog.FromContext(ctx)
+			n1 := node("n1", 110)
+			pl, _ := newTestPlugin(ctx, t, testArgs(nil), []*v1.Node{n1})
+			ni := framework.NewNodeInfo(boundPod("a", "default", "n1").Obj(), boundPod("b", "default", "n1").Obj())
+			ni.SetNode(n1)
+			check := func(step string, want int64) {
+				t.Helper()
+				if got := loadOf(ctx, t, pl, ni); got != want {
+					t.Errorf("%s: Score = %d, want %d", step, got, want)
+				}
+			}
+			check("two bound pods", 2)
+			check("two bound pods, memoized", 2)
+
+			ni.AddPod(boundPod("c", "default", "n1").Obj()) // the cache's change: a new generation
+			check("a third pod", 3)
+
+			// Snapshot.AssumePod in a pod-group cycle: the pod joins, the
+			// generation stays, then Reserve runs.
+			assumed := boundPod("group-member", "default", "n1").Obj()
+			generation := ni.Generation
+			ni.AddPod(assumed)
+			ni.Generation = generation
+			if withReserve {
+				if status := pl.Reserve(ctx, nil, assumed, "n1"); !status.IsSuccess() {
+					t.Fatalf("Reserve: %v", status)
+				}
+			}
+			check("a pod-group member assumed", 4)
+
+			// The group fails: Unreserve, then Snapshot.ForgetPod keeping the
+			// generation.
+			if withReserve {
+				pl.Unreserve(ctx, nil, assumed, "n1")
+			}
+			if err := ni.RemovePod(logger, assumed); err != nil {
+				t.Fatal(err)
+			}
+			ni.Generation = generation
+			check("the pod-group member forgotten", 3)
+		})
+	}
+}
+
+// TestUnreserveDropsMemo checks Reserve's and Unreserve's own effect: a node
+// whose pods changed under the same generation and pod count (one counted pod
+// swapped for one that is not) is recounted only because they dropped its memo.
+func TestUnreserveDropsMemo(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	logger := klog.FromContext(ctx)
+	n1 := node("n1", 110)
+	pl, _ := newTestPlugin(ctx, t, testArgs(func(a *config.NodeLessPodsArgs) { a.Namespaces = []string{"default"} }), []*v1.Node{n1})
+	counted := boundPod("counted", "default", "n1").Obj()
+	ni := framework.NewNodeInfo(counted)
+	ni.SetNode(n1)
+	if got := loadOf(ctx, t, pl, ni); got != 1 {
+		t.Fatalf("Score = %d, want 1", got)
+	}
+	generation := ni.Generation
+	if err := ni.RemovePod(logger, counted); err != nil {
+		t.Fatal(err)
+	}
+	ni.AddPod(boundPod("other", "kube-system", "n1").Obj())
+	ni.Generation = generation
+	if got := loadOf(ctx, t, pl, ni); got != 1 {
+		t.Fatalf("before Unreserve: Score = %d, want the memo's 1 (same generation and pod count)", got)
+	}
+	pl.Unreserve(ctx, nil, counted, "n1")
+	if got := loadOf(ctx, t, pl, ni); got != 0 {
+		t.Errorf("after Unreserve: Score = %d, want 0", got)
+	}
+	if status := pl.Reserve(ctx, nil, counted, "n1"); !status.IsSuccess() {
+		t.Fatal(status)
+	}
+	ni.AddPod(counted)
+	ni.Generation = generation
+	if err := ni.RemovePod(logger, ni.Pods[0].GetPod()); err != nil {
+		t.Fatal(err)
+	}
+	ni.Generation = generation
+	if got := loadOf(ctx, t, pl, ni); got != 1 {
+		t.Errorf("after Reserve: Score = %d, want 1", got)
+	}
+}
+
+// TestScoreNodeGone checks that a NodeInfo without its node is an error, not
+// a panic.
+func TestScoreNodeGone(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	pl, _ := newTestPlugin(ctx, t, testArgs(nil), nil)
+	if _, status := pl.Score(ctx, nil, &v1.Pod{}, framework.NewNodeInfo()); status.Code() != fwk.Error {
+		t.Errorf("Score on a NodeInfo without node: status %v, want Error", status)
 	}
 }
 
 func TestNewErrors(t *testing.T) {
-	factory := informers.NewSharedInformerFactory(clientsetfake.NewClientset(), 0)
 	tests := []struct {
-		name    string
-		obj     runtime.Object
-		wantErr string
+		name     string
+		obj      runtime.Object
+		snapshot bool
+		wantErr  string
 	}{
 		{
-			name:    "args of another plugin",
-			obj:     &metav1.Status{},
-			wantErr: "want args of type NodeLessPodsArgs",
+			name:    "no snapshot lister",
+			obj:     testArgs(nil),
+			wantErr: "NodeLessPods needs the scheduler's snapshot lister",
 		},
 		{
-			name:    "unknown mode",
-			obj:     testArgs(func(a *config.NodeLessPodsArgs) { a.Mode = "Fewest" }),
-			wantErr: `invalid NodeLessPods args: mode: Unsupported value: "Fewest": supported values: "LeastPods", "MostPods"`,
+			name:     "args of another plugin",
+			obj:      &metav1.Status{},
+			snapshot: true,
+			wantErr:  "want args of type NodeLessPodsArgs",
+		},
+		{
+			name:     "unknown mode",
+			obj:      testArgs(func(a *config.NodeLessPodsArgs) { a.Mode = "Fewest" }),
+			snapshot: true,
+			wantErr:  `invalid NodeLessPods args: mode: Unsupported value: "Fewest": supported values: "LeastPods", "MostPods"`,
 		},
 		{
 			name: "duplicate namespace",
 			obj: testArgs(func(a *config.NodeLessPodsArgs) {
 				a.Namespaces = []string{"a", "a"}
 			}),
-			wantErr: `namespaces[1]: Duplicate value: "a"`,
+			snapshot: true,
+			wantErr:  `namespaces[1]: Duplicate value: "a"`,
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, ctx := ktesting.NewTestContext(t)
-			fh, err := frameworkruntime.NewFramework(ctx, nil, nil, frameworkruntime.WithInformerFactory(factory))
+			var opts []frameworkruntime.Option
+			if tc.snapshot {
+				opts = append(opts, frameworkruntime.WithSnapshotSharedLister(cache.NewEmptySnapshot()))
+			}
+			fh, err := frameworkruntime.NewFramework(ctx, nil, nil, opts...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -436,7 +444,7 @@ func TestNewErrors(t *testing.T) {
 
 func TestNewWithoutArgsUsesDefaults(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
-	pl, _ := newTestPlugin(ctx, t, nil)
+	pl, _ := newTestPlugin(ctx, t, nil, nil)
 	if pl.mode != config.LeastPods || pl.relative || !pl.selector.ignoreDaemonSet || pl.selector.labels != nil || len(pl.selector.namespaces) != 0 {
 		t.Errorf("plugin built from nil args: mode=%q relative=%v ignoreDaemonSet=%v selector=%v namespaces=%v; want the defaults",
 			pl.mode, pl.relative, pl.selector.ignoreDaemonSet, pl.selector.labels, pl.selector.namespaces)
@@ -445,7 +453,7 @@ func TestNewWithoutArgsUsesDefaults(t *testing.T) {
 
 func TestSignPodAndEvents(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
-	pl, _ := newTestPlugin(ctx, t, nil)
+	pl, _ := newTestPlugin(ctx, t, nil, nil)
 	fragments, status := pl.SignPod(ctx, st.MakePod().Name("p").Obj())
 	if !status.IsSuccess() || len(fragments) != 0 {
 		t.Errorf("SignPod() = %v, %v; want no fragments and success", fragments, status)

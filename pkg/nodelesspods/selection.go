@@ -21,7 +21,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
-	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
 	configv1 "github.com/adminsched/scheduler-plugins/apis/config/v1"
@@ -60,18 +59,6 @@ func (s *podSelector) counts(pod *v1.Pod) bool {
 		return false
 	}
 	return s.labels == nil || s.labels.Matches(labels.Set(pod.Labels))
-}
-
-// countIn counts the node's counted pods by scanning them. Score uses it only
-// until the count cache has synced.
-func (s *podSelector) countIn(nodeInfo fwk.NodeInfo) int {
-	n := 0
-	for _, pi := range nodeInfo.GetPods() {
-		if pod := pi.GetPod(); pod.Status.Phase != v1.PodSucceeded && pod.Status.Phase != v1.PodFailed && s.counts(pod) {
-			n++
-		}
-	}
-	return n
 }
 
 func ownedByDaemonSet(pod *v1.Pod) bool {

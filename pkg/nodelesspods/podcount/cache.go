@@ -14,159 +14,136 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package podcount keeps, per node, the set of pods a plugin counts, so that a
-// score can read a node's count in O(1) instead of scanning the node's pods.
+// Package podcount memoizes, per node, how many of the pods in the scheduler's
+// NodeInfo a plugin counts, so that a score reads a node's count in O(1)
+// amortized instead of scanning the node's pods in every cycle.
 //
-// Invariant: a pod (by UID) is recorded on at most one node, its effective
-// node, which is the node the API server says it is bound to, or else the node
-// the scheduler reserved it on. For every node n, nodes[n] holds exactly the
-// UIDs whose effective node is n, so Count(n) is the number of distinct
-// counted pods bound or reserved there. Every operation keeps this invariant,
-// whatever order events arrive in, and repeating an operation changes nothing.
+// Invariant: Count(nodeInfo) equals the number of pods in nodeInfo.GetPods()
+// that are not Succeeded or Failed and that the cache's counts function
+// accepts. The NodeInfo is the only source: the cache keeps no pods, so it
+// cannot drift from the scheduler's view.
+//
+// To be fast, each node has one memo: the count and the key it was computed
+// at, the NodeInfo's generation and its number of pods. The invariant holds as
+// long as a NodeInfo changes the ways the scheduler changes it: every change
+// its cache makes gives the node a new generation, and in pod-group cycles the
+// snapshot adds or removes one assumed pod keeping the generation, which
+// changes the number of pods. Any other change under the same key must be
+// followed by Invalidate, which drops the node's memo; the plugin calls it from
+// Reserve and Unreserve, the moments the snapshot changes behind the cache.
+// Memory is one memo per node the snapshot holds, none per pod.
 package podcount
 
 import (
 	"sync"
+	"sync/atomic"
 
-	"k8s.io/apimachinery/pkg/types"
+	v1 "k8s.io/api/core/v1"
+	fwk "k8s.io/kube-scheduler/framework"
 )
 
-// record says why a pod is counted. Either field may be empty; a record with
-// both empty is deleted.
-type record struct {
-	// boundTo is the node the informer last reported the pod bound to.
-	boundTo string
-	// reservedOn is the node the scheduler reserved the pod on and has not
-	// unreserved yet.
-	reservedOn string
+// minPruneSlack keeps small clusters from pruning on every new node.
+const minPruneSlack = 64
+
+// memo is immutable once published, so readers need no lock to use it.
+type memo struct {
+	generation int64
+	pods       int
+	count      int
 }
 
-// node returns the effective node: the API server's binding wins over a
-// reservation, because it is the truth that a reservation only anticipates.
-func (r record) node() string {
-	if r.boundTo != "" {
-		return r.boundTo
-	}
-	return r.reservedOn
+// slot holds a node's current memo; nil means "recompute".
+type slot struct {
+	memo atomic.Pointer[memo]
 }
 
-// Cache is safe for concurrent use. The zero value is not usable: call New.
+// Cache is safe for concurrent use: Count on different nodes runs in
+// parallel, and readers only take a read lock. The zero value is not usable:
+// call New.
 type Cache struct {
+	counts func(*v1.Pod) bool
+	// nodes tells which node names still exist, to drop memos of deleted
+	// nodes; nil keeps every memo.
+	nodes fwk.NodeInfoLister
+
 	mu    sync.RWMutex
-	pods  map[types.UID]record
-	nodes map[string]map[types.UID]struct{}
+	slots map[string]*slot
 }
 
-// New returns an empty cache.
-func New() *Cache {
-	return &Cache{
-		pods:  make(map[types.UID]record),
-		nodes: make(map[string]map[types.UID]struct{}),
-	}
+// New returns an empty cache that counts the pods for which counts returns
+// true. nodes, usually the scheduler's snapshot, lets the cache forget the
+// nodes that are gone.
+func New(counts func(*v1.Pod) bool, nodes fwk.NodeInfoLister) *Cache {
+	return &Cache{counts: counts, nodes: nodes, slots: make(map[string]*slot)}
 }
 
-// Count returns how many counted pods are bound or reserved on nodeName.
-// It does not allocate.
-func (c *Cache) Count(nodeName string) int {
+// Count returns how many counted pods nodeInfo holds. nodeInfo.Node() must not
+// be nil. A hit takes a read lock and does not allocate.
+func (c *Cache) Count(nodeInfo fwk.NodeInfo) int {
+	name := nodeInfo.Node().Name
+	generation, pods := nodeInfo.GetGeneration(), len(nodeInfo.GetPods())
 	c.mu.RLock()
-	n := len(c.nodes[nodeName])
+	s := c.slots[name]
 	c.mu.RUnlock()
+	if s != nil {
+		if m := s.memo.Load(); m != nil && m.generation == generation && m.pods == pods {
+			return m.count
+		}
+	} else {
+		s = c.addSlot(name)
+	}
+	n := c.scan(nodeInfo)
+	s.memo.Store(&memo{generation: generation, pods: pods, count: n})
 	return n
 }
 
-// Reserve records that the scheduler assumed pod uid on nodeName.
-func (c *Cache) Reserve(uid types.UID, nodeName string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	r := c.pods[uid]
-	r.reservedOn = nodeName
-	c.set(uid, r)
-}
-
-// Unreserve drops the reservation of pod uid on nodeName. It is a no-op when
-// the pod was not reserved there, and it keeps a pod the informer has seen
-// bound: the binding, not the reservation, is then what counts it.
-func (c *Cache) Unreserve(uid types.UID, nodeName string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	r, ok := c.pods[uid]
-	if !ok || r.reservedOn != nodeName {
-		return
-	}
-	r.reservedOn = ""
-	c.set(uid, r)
-}
-
-// Bind records that the API server reports pod uid bound to nodeName.
-func (c *Cache) Bind(uid types.UID, nodeName string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	r := c.pods[uid]
-	r.boundTo = nodeName
-	c.set(uid, r)
-}
-
-// Forget removes pod uid wherever it is recorded: the pod was deleted, ended,
-// or no longer matches what is counted.
-func (c *Cache) Forget(uid types.UID) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.set(uid, record{})
-}
-
-// ForgetNode drops every binding and reservation on nodeName. A pod that was
-// both bound elsewhere and reserved here keeps its binding. It visits every
-// recorded pod, which is fine for an event as rare as a node deletion.
-func (c *Cache) ForgetNode(nodeName string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for uid, r := range c.pods {
-		if r.boundTo != nodeName && r.reservedOn != nodeName {
-			continue
-		}
-		if r.boundTo == nodeName {
-			r.boundTo = ""
-		}
-		if r.reservedOn == nodeName {
-			r.reservedOn = ""
-		}
-		c.set(uid, r)
+// Invalidate drops nodeName's memo: its next Count scans the NodeInfo again.
+func (c *Cache) Invalidate(nodeName string) {
+	c.mu.RLock()
+	s := c.slots[nodeName]
+	c.mu.RUnlock()
+	if s != nil {
+		s.memo.Store(nil)
 	}
 }
 
-// Len returns how many pods are recorded, on all nodes.
+// Len returns how many nodes have a slot.
 func (c *Cache) Len() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return len(c.pods)
+	return len(c.slots)
 }
 
-// set stores r as the record of uid and moves uid between node sets when its
-// effective node changes. The caller holds c.mu for writing.
-func (c *Cache) set(uid types.UID, r record) {
-	old := c.pods[uid].node()
-	now := r.node()
-	if now == "" {
-		delete(c.pods, uid)
-	} else {
-		c.pods[uid] = r
-	}
-	if old == now {
-		return
-	}
-	if old != "" {
-		set := c.nodes[old]
-		delete(set, uid)
-		if len(set) == 0 {
-			delete(c.nodes, old)
+func (c *Cache) scan(nodeInfo fwk.NodeInfo) int {
+	n := 0
+	for _, pi := range nodeInfo.GetPods() {
+		pod := pi.GetPod()
+		if pod.Status.Phase != v1.PodSucceeded && pod.Status.Phase != v1.PodFailed && c.counts(pod) {
+			n++
 		}
 	}
-	if now != "" {
-		set, ok := c.nodes[now]
-		if !ok {
-			set = make(map[types.UID]struct{})
-			c.nodes[now] = set
-		}
-		set[uid] = struct{}{}
+	return n
+}
+
+// addSlot returns nodeName's slot, creating it. Creating one may prune the
+// slots of deleted nodes: only when the cache holds more than twice the
+// snapshot's nodes (plus some slack), so pruning is O(1) amortized per node.
+func (c *Cache) addSlot(nodeName string) *slot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.slots[nodeName]; ok {
+		return s
 	}
+	s := &slot{}
+	c.slots[nodeName] = s
+	if c.nodes != nil {
+		if live, err := c.nodes.List(); err == nil && len(c.slots) > 2*len(live)+minPruneSlack {
+			for name := range c.slots {
+				if _, err := c.nodes.Get(name); err != nil && name != nodeName {
+					delete(c.slots, name)
+				}
+			}
+		}
+	}
+	return s
 }
