@@ -66,7 +66,8 @@ func (a *Applier) CreateNodes(ctx context.Context, s *Scenario) error {
 // Apply creates the scenario's objects in order and returns every pod it
 // created. A Pod object that needs scheduling is waited for (bound or
 // unschedulable) before the next object; the pods of a ReplicaSet or
-// Deployment are created together. Call Wait for the rest.
+// Deployment are created together; a Service is created as it is. Call Wait
+// for the rest.
 func (a *Applier) Apply(ctx context.Context, s *Scenario) ([]types.NamespacedName, error) {
 	workloads, err := s.Workloads(nil)
 	if err != nil {
@@ -92,6 +93,10 @@ func (a *Applier) Apply(ctx context.Context, s *Scenario) ([]types.NamespacedNam
 			if pods, err = a.createDeployment(ctx, d); err != nil {
 				return created, err
 			}
+		case w.Service != nil:
+			if err := a.createService(ctx, w.Service.DeepCopy()); err != nil {
+				return created, err
+			}
 		}
 		var refs []types.NamespacedName
 		for _, pod := range pods {
@@ -112,6 +117,17 @@ func (a *Applier) Apply(ctx context.Context, s *Scenario) ([]types.NamespacedNam
 		}
 	}
 	return created, nil
+}
+
+func (a *Applier) createService(ctx context.Context, svc *corev1.Service) error {
+	if err := a.ensureNamespace(ctx, svc.Namespace); err != nil {
+		return err
+	}
+	if _, err := a.Client.CoreV1().Services(svc.Namespace).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("creating Service %s/%s: %w", svc.Namespace, svc.Name, err)
+	}
+	klog.FromContext(ctx).V(2).Info("Created service", "service", klog.KObj(svc))
+	return nil
 }
 
 func (a *Applier) createDeployment(ctx context.Context, d *appsv1.Deployment) ([]*corev1.Pod, error) {

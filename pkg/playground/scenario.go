@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package playground runs scheduling scenarios: a scenario file describes
-// nodes and the objects to create (Pods, ReplicaSets, Deployments); the
+// nodes and the objects to create (Pods, ReplicaSets, Deployments, Services); the
 // package validates it, expands it into the objects a control plane needs,
 // applies them, waits for the scheduler and renders where every pod landed.
 package playground
@@ -47,9 +47,11 @@ type Scenario struct {
 	// Nodes are created, ready, before the scheduler starts.
 	Nodes []NodeSpec `json:"nodes"`
 	// Objects are created in order. Each is a Kubernetes object of kind Pod,
-	// ReplicaSet or Deployment. A Pod that the scheduler has to place is
-	// waited for (bound or unschedulable) before the next object is created;
-	// the pods of a ReplicaSet or Deployment are created all at once.
+	// ReplicaSet, Deployment or Service. A Pod that the scheduler has to
+	// place is waited for (bound or unschedulable) before the next object is
+	// created; the pods of a ReplicaSet or Deployment are created all at
+	// once. A Service has no pods: list it before the workload it selects,
+	// so that the scheduler knows it when it scores that workload's pods.
 	Objects []Object `json:"objects,omitempty"`
 }
 

@@ -47,7 +47,12 @@ func TestDecodeErrors(t *testing.T) {
 		{name: "no nodes", data: "objects: []", want: []string{"nodes: Required value"}},
 		{name: "bad taint", data: "nodes: [{name: a, taints: [{key: k, effect: Never}]}]", want: []string{"nodes[0].taints[0].effect: Unsupported value: \"Never\""}},
 		{name: "object without kind", data: node + "objects: [{metadata: {name: p}}]", want: []string{"objects[0].kind: Required value"}},
-		{name: "unsupported kind", data: node + "objects: [{kind: Service, metadata: {name: p}}]", want: []string{"objects[0].kind: Unsupported value: \"Service\""}},
+		{name: "unsupported kind", data: node + "objects: [{kind: ConfigMap, metadata: {name: p}}]", want: []string{"objects[0].kind: Unsupported value: \"ConfigMap\"", `"Service"`}},
+		{name: "valid Service", data: node + "objects: [{kind: Service, metadata: {name: web}, spec: {selector: {app: web}, ports: [{port: 80}]}}]"},
+		{name: "headless Service without ports", data: node + "objects: [{kind: Service, metadata: {name: web}, spec: {clusterIP: None, selector: {app: web}}}]"},
+		{name: "Service without ports", data: node + "objects: [{kind: Service, metadata: {name: web}, spec: {selector: {app: web}}}]", want: []string{"objects[0].spec.ports: Required value"}},
+		{name: "Service with a wrong apiVersion", data: node + "objects: [{apiVersion: apps/v1, kind: Service, metadata: {name: web}}]", want: []string{`objects[0].apiVersion: Unsupported value: "apps/v1"`}},
+		{name: "unknown Service field", data: node + "objects: [{kind: Service, metadata: {name: web}, spec: {selectr: {app: web}, ports: [{port: 80}]}}]", want: []string{`objects[0]: Invalid value: "Service": unknown field "spec.selectr"`}},
 		{name: "wrong apiVersion", data: node + "objects: [{apiVersion: v1, kind: Deployment, metadata: {name: d}}]", want: []string{"objects[0].apiVersion: Unsupported value: \"v1\""}},
 		{name: "unknown object field", data: node + "objects: [{kind: Deployment, metadata: {name: d}, spec: {replica: 3}}]", want: []string{`objects[0]: Invalid value: "Deployment": unknown field "spec.replica"`}},
 		{name: "object without name", data: node + "objects: [{kind: Pod, spec: {containers: [{name: c, image: i}]}}]", want: []string{"objects[0].metadata.name: Required value"}},
@@ -91,6 +96,11 @@ objects:
   - kind: Pod
     metadata: {name: p, namespace: team-a}
     spec: {containers: [{name: c, image: i}]}
+  - kind: Service
+    metadata: {name: web}
+    spec:
+      selector: {app: web}
+      ports: [{port: 80}]
 `), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -120,6 +130,10 @@ objects:
 	}
 	if ws[0].Pod == nil || ws[0].Pod.Namespace != "team-a" || ws[0].Pod.Kind != "Pod" {
 		t.Errorf("workload %+v, want Pod team-a/p", ws[0])
+	}
+	if ws[1].Service == nil || ws[1].Service.Namespace != "default" || ws[1].Service.Kind != "Service" || ws[1].Service.APIVersion != "v1" ||
+		ws[1].Service.Spec.Selector["app"] != "web" || len(ws[1].Service.Spec.Ports) != 1 {
+		t.Errorf("workload %+v, want Service default/web selecting app=web", ws[1])
 	}
 	if ptr.Deref(s.Nodes[1].Count, 1) != 1 {
 		t.Errorf("count defaults to 1")
