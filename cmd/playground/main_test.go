@@ -127,20 +127,83 @@ func TestTutorial(t *testing.T) {
 	}
 }
 
-func TestConsolidationWithMostPods(t *testing.T) {
-	code, out, _ := runPlayground(t, "--config", scenarios+"mostpods-config.yaml", "--scenario", scenarios+"consolidation.yaml", "--output", "json")
+// decodeRuns decodes the JSON output of a --compare run.
+func decodeRuns(t *testing.T, out string) []playground.Run {
+	t.Helper()
+	var got struct {
+		Runs []playground.Run `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("decoding %s: %v", out, err)
+	}
+	return got.Runs
+}
+
+// replicasPerNode counts the pods whose name starts with prefix per node.
+func replicasPerNode(r playground.Result, prefix string) map[string]int {
+	m := map[string]int{}
+	for _, p := range r.Pods {
+		if strings.HasPrefix(p.Name, prefix) {
+			m[p.Node]++
+		}
+	}
+	return m
+}
+
+// TestConsolidation runs the consolidation scenario (a Deployment behind a
+// Service) with the shipped consolidation profile and, side by side, with
+// MostPods next to the default plugins: the first packs every replica onto
+// consolidation-1, the busiest node that fits; the second spreads them.
+func TestConsolidation(t *testing.T) {
+	consolidationConfig := "../../manifests/nodelesspods/consolidation-config.yaml"
+	mostPods := scenarios + "mostpods-config.yaml"
+	code, out, _ := runPlayground(t, "--config", consolidationConfig, "--compare", mostPods,
+		"--scenario", scenarios+"consolidation.yaml", "--output", "json")
 	if code != 0 {
 		t.Fatalf("exit code %d, want 0", code)
 	}
-	r := decodeResult(t, out)
-	for _, p := range r.Pods {
-		if strings.HasPrefix(p.Name, "new-") && p.Node != "consolidation-2" {
-			t.Errorf("pod %s on %q, want consolidation-2 (the fullest node)", p.Name, p.Node)
-		}
+	runs := decodeRuns(t, out)
+	if len(runs) != 2 || runs[0].Config != consolidationConfig || runs[1].Config != mostPods {
+		t.Fatalf("runs %+v, want 2: %s then %s", runs, consolidationConfig, mostPods)
 	}
-	want := []playground.NodeResult{{Name: "consolidation-1", Pods: 0}, {Name: "consolidation-2", Pods: 7}, {Name: "consolidation-3", Pods: 1}}
-	if fmt.Sprint(r.Nodes) != fmt.Sprint(want) {
-		t.Errorf("nodes %v, want %v", r.Nodes, want)
+
+	packed := runs[0].Result
+	if got := replicasPerNode(packed, "web-"); fmt.Sprint(got) != fmt.Sprint(map[string]int{"consolidation-1": 6}) {
+		t.Errorf("%s: replicas per node %v, want all 6 on consolidation-1 (the busiest node that fits)", consolidationConfig, got)
+	}
+	want := []playground.NodeResult{
+		{Name: "consolidation-1", Pods: 16}, {Name: "consolidation-2", Pods: 9}, {Name: "consolidation-3", Pods: 8},
+		{Name: "consolidation-4", Pods: 0}, {Name: "consolidation-full", Pods: 12},
+	}
+	if fmt.Sprint(packed.Nodes) != fmt.Sprint(want) {
+		t.Errorf("%s: nodes %v, want %v", consolidationConfig, packed.Nodes, want)
+	}
+
+	spread := replicasPerNode(runs[1].Result, "web-")
+	if len(spread) < 2 || spread[""] > 0 || spread["consolidation-full"] > 0 {
+		t.Errorf("%s: replicas per node %v, want them bound on 2 nodes or more (the contrast spreads), none on the full node", mostPods, spread)
+	}
+}
+
+// TestWeights runs the weights scenario with NodeLessPods (LeastPods) at
+// weight 1 and at the shipped weight 3: the new pod lands where
+// examples/scenarios/weights.yaml says, roomy-1 (the resources decide) and
+// nearly-full (the pod count decides).
+func TestWeights(t *testing.T) {
+	weight1 := scenarios + "leastpods-weight-1-config.yaml"
+	code, out, _ := runPlayground(t, "--config", weight1, "--compare", shippedConfig,
+		"--scenario", scenarios+"weights.yaml", "--output", "json")
+	if code != 0 {
+		t.Fatalf("exit code %d, want 0", code)
+	}
+	runs := decodeRuns(t, out)
+	if len(runs) != 2 || runs[0].Config != weight1 || runs[1].Config != shippedConfig {
+		t.Fatalf("runs %+v, want 2: %s then %s", runs, weight1, shippedConfig)
+	}
+	for i, want := range []string{"roomy-1", "nearly-full"} {
+		if got := nodeOf(runs[i].Result)["new-pod"]; got != want {
+			t.Errorf("%s: new-pod on %q, want %s", runs[i].Config, got, want)
+		}
 	}
 }
 
@@ -149,16 +212,11 @@ func TestCompare(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit code %d, want 0", code)
 	}
-	var got struct {
-		Runs []playground.Run `json:"runs"`
+	runs := decodeRuns(t, out)
+	if len(runs) != 2 || runs[0].Config != shippedConfig || runs[1].Config != defaultProfile {
+		t.Fatalf("runs %+v, want 2: %s then %s", runs, shippedConfig, defaultProfile)
 	}
-	if err := json.Unmarshal([]byte(out), &got); err != nil {
-		t.Fatalf("decoding %s: %v", out, err)
-	}
-	if len(got.Runs) != 2 || got.Runs[0].Config != shippedConfig || got.Runs[1].Config != defaultProfile {
-		t.Fatalf("runs %+v, want 2: %s then %s", got.Runs, shippedConfig, defaultProfile)
-	}
-	for i, run := range got.Runs {
+	for i, run := range runs {
 		if len(run.Result.Pods) != 7 || len(run.Result.Nodes) != 3 {
 			t.Errorf("run %d: %d pods on %d nodes, want 7 on 3", i, len(run.Result.Pods), len(run.Result.Nodes))
 		}
