@@ -36,7 +36,6 @@ package podcount
 
 import (
 	"sync"
-	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -45,73 +44,81 @@ import (
 // minPruneSlack keeps small clusters from pruning on every new node.
 const minPruneSlack = 64
 
-// memo is immutable once published, so readers need no lock to use it.
+// memo is a node's count and the key it was computed at. It is stored inline
+// in the map, so that a hit reads one map entry and follows no pointer.
 type memo struct {
 	generation int64
-	pods       int
-	count      int
-}
-
-// slot holds a node's current memo; nil means "recompute".
-type slot struct {
-	memo atomic.Pointer[memo]
+	pods       int32
+	count      int32
 }
 
 // Cache is safe for concurrent use: Count on different nodes runs in
-// parallel, and readers only take a read lock. The zero value is not usable:
+// parallel, and hits only take a read lock. The zero value is not usable:
 // call New.
 type Cache struct {
 	counts func(*v1.Pod) bool
-	// nodes tells which node names still exist, to drop memos of deleted
-	// nodes; nil keeps every memo.
+	// nodes tells which NodeInfos the snapshot still holds, to drop the
+	// memos of the others; nil keeps every memo.
 	nodes fwk.NodeInfoLister
 
-	mu    sync.RWMutex
-	slots map[string]*slot
+	mu sync.RWMutex
+	// memos is keyed by the NodeInfo itself: the scheduler's snapshot keeps
+	// one NodeInfo object per node for the node's lifetime and updates it in
+	// place, and a pointer hashes without reading the node's name.
+	memos map[fwk.NodeInfo]memo
+	// byName finds a node's NodeInfo for Invalidate, which runs outside the
+	// scheduling cycle and must not read the snapshot.
+	byName map[string]fwk.NodeInfo
 }
 
 // New returns an empty cache that counts the pods for which counts returns
 // true. nodes, usually the scheduler's snapshot, lets the cache forget the
-// nodes that are gone.
+// nodes that are gone; it is read only from Count, during scheduling cycles.
 func New(counts func(*v1.Pod) bool, nodes fwk.NodeInfoLister) *Cache {
-	return &Cache{counts: counts, nodes: nodes, slots: make(map[string]*slot)}
+	return &Cache{
+		counts: counts,
+		nodes:  nodes,
+		memos:  make(map[fwk.NodeInfo]memo),
+		byName: make(map[string]fwk.NodeInfo),
+	}
 }
 
 // Count returns how many counted pods nodeInfo holds. nodeInfo.Node() must not
 // be nil. A hit takes a read lock and does not allocate.
 func (c *Cache) Count(nodeInfo fwk.NodeInfo) int {
-	name := nodeInfo.Node().Name
 	generation, pods := nodeInfo.GetGeneration(), len(nodeInfo.GetPods())
 	c.mu.RLock()
-	s := c.slots[name]
+	m, ok := c.memos[nodeInfo]
 	c.mu.RUnlock()
-	if s != nil {
-		if m := s.memo.Load(); m != nil && m.generation == generation && m.pods == pods {
-			return m.count
-		}
-	} else {
-		s = c.addSlot(name)
+	if ok && m.generation == generation && int(m.pods) == pods {
+		return int(m.count)
 	}
 	n := c.scan(nodeInfo)
-	s.memo.Store(&memo{generation: generation, pods: pods, count: n})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, known := c.memos[nodeInfo]; !known {
+		c.byName[nodeInfo.Node().Name] = nodeInfo
+		c.maybePrune()
+	}
+	c.memos[nodeInfo] = memo{generation: generation, pods: int32(pods), count: int32(n)}
 	return n
 }
 
 // Invalidate drops nodeName's memo: its next Count scans the NodeInfo again.
 func (c *Cache) Invalidate(nodeName string) {
-	c.mu.RLock()
-	s := c.slots[nodeName]
-	c.mu.RUnlock()
-	if s != nil {
-		s.memo.Store(nil)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ni, ok := c.byName[nodeName]; ok {
+		delete(c.memos, ni)
+		delete(c.byName, nodeName)
 	}
 }
 
-// Len returns how many nodes have a slot.
+// Len returns how many nodes have a memo.
 func (c *Cache) Len() int {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return len(c.slots)
+	return len(c.memos)
 }
 
 func (c *Cache) scan(nodeInfo fwk.NodeInfo) int {
@@ -125,25 +132,30 @@ func (c *Cache) scan(nodeInfo fwk.NodeInfo) int {
 	return n
 }
 
-// addSlot returns nodeName's slot, creating it. Creating one may prune the
-// slots of deleted nodes: only when the cache holds more than twice the
-// snapshot's nodes (plus some slack), so pruning is O(1) amortized per node.
-func (c *Cache) addSlot(nodeName string) *slot {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if s, ok := c.slots[nodeName]; ok {
-		return s
+// maybePrune drops the memos of NodeInfos the snapshot no longer holds (a
+// deleted or re-created node), once the cache holds more than twice the
+// snapshot's nodes plus some slack, so that pruning is O(1) amortized per
+// node. The caller holds c.mu for writing.
+func (c *Cache) maybePrune() {
+	if c.nodes == nil {
+		return
 	}
-	s := &slot{}
-	c.slots[nodeName] = s
-	if c.nodes != nil {
-		if live, err := c.nodes.List(); err == nil && len(c.slots) > 2*len(live)+minPruneSlack {
-			for name := range c.slots {
-				if _, err := c.nodes.Get(name); err != nil && name != nodeName {
-					delete(c.slots, name)
-				}
+	live, err := c.nodes.List()
+	if err != nil || len(c.memos) < 2*len(live)+minPruneSlack {
+		return
+	}
+	for ni := range c.memos {
+		node := ni.Node()
+		if node == nil {
+			delete(c.memos, ni)
+			continue
+		}
+		name := node.Name
+		if current, err := c.nodes.Get(name); err != nil || current != ni {
+			delete(c.memos, ni)
+			if c.byName[name] == ni {
+				delete(c.byName, name)
 			}
 		}
 	}
-	return s
 }

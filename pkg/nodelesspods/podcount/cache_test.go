@@ -126,14 +126,20 @@ func TestMemoKey(t *testing.T) {
 	}
 }
 
-// TestPrune checks that slots of nodes the snapshot no longer holds go once
-// the cache holds more than twice the snapshot's nodes plus the slack.
+// TestPrune checks that memos of NodeInfos the snapshot no longer holds (a
+// deleted node, or a node re-created under its name) go once the cache holds
+// twice the snapshot's nodes plus the slack.
 func TestPrune(t *testing.T) {
 	live := []*v1.Node{st.MakeNode().Name("live-0").Obj(), st.MakeNode().Name("live-1").Obj()}
 	snapshot := cache.NewSnapshot(nil, live)
 	c := New(countedByLabel, snapshot.NodeInfos())
+	c.Count(makeNodeInfo("live-0")) // the NodeInfo of an earlier live-0
 	for _, n := range live {
-		c.Count(makeNodeInfo(n.Name))
+		ni, err := snapshot.NodeInfos().Get(n.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Count(ni)
 	}
 	limit := 2*len(live) + minPruneSlack
 	for i := 0; c.Len() < limit; i++ {
@@ -142,16 +148,17 @@ func TestPrune(t *testing.T) {
 	if got := c.Len(); got != limit {
 		t.Fatalf("Len = %d before the prune, want %d", got, limit)
 	}
-	c.Count(makeNodeInfo("new")) // one more than the limit: prune
+	c.Count(makeNodeInfo("new")) // one more than the limit: prune, then add
 	if got, want := c.Len(), len(live)+1; got != want {
 		t.Errorf("Len = %d after the prune, want %d (the live nodes and the new one)", got, want)
 	}
 	for _, n := range append(live, st.MakeNode().Name("new").Obj()) {
 		c.mu.RLock()
-		_, ok := c.slots[n.Name]
+		ni, ok := c.byName[n.Name]
+		_, memoized := c.memos[ni]
 		c.mu.RUnlock()
-		if !ok {
-			t.Errorf("slot of %s was pruned", n.Name)
+		if !ok || !memoized {
+			t.Errorf("memo of %s was pruned", n.Name)
 		}
 	}
 }
