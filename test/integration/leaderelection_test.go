@@ -60,7 +60,7 @@ func TestLeaderElection(t *testing.T) {
 	if bound := boundPods(follower.output()); len(bound) != 0 {
 		t.Errorf("%s is not the leader but bound %v", follower.name, bound)
 	}
-	if bound := boundPods(leader.output()); len(bound) != 3 {
+	if bound := tc.waitBoundInLog(leader, 3); len(bound) != 3 {
 		t.Errorf("leader %s bound %v, want the 3 pods", leader.name, bound)
 	}
 
@@ -78,9 +78,23 @@ func TestLeaderElection(t *testing.T) {
 		tc.createPod(tc.makePod(fmt.Sprintf("after-failover-%d", i)))
 	}
 	tc.waitScheduled("after-failover-0", "after-failover-1", "after-failover-2")
-	if bound := boundPods(follower.output()); len(bound) != 3 {
+	if bound := tc.waitBoundInLog(follower, 3); len(bound) != 3 {
 		t.Errorf("after failover %s bound %v, want the 3 new pods", follower.name, bound)
 	}
+}
+
+// waitBoundInLog waits until p's log reports want bound pods and returns
+// what it reports. The scheduler logs a binding after the API server has it,
+// and its output reaches the test through a pipe: a pod seen bound may not
+// be in the log yet.
+func (tc *testContext) waitBoundInLog(p *schedulerProcess, want int) []string {
+	tc.t.Helper()
+	var bound []string
+	_ = wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(context.Context) (bool, error) {
+		bound = boundPods(p.output())
+		return len(bound) >= want, nil
+	})
+	return bound
 }
 
 // waitForLeader returns the instance that acquired the lease; it fails if
