@@ -64,21 +64,7 @@ func TestDecodeErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Decode("s.yaml", []byte(tt.data), []string{"custom-scheduler"})
-			if len(tt.want) == 0 {
-				if err != nil {
-					t.Fatalf("unexpected error: %v", err)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatalf("no error, want one containing %q", tt.want)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not contain %q", err, w)
-				}
-			}
+			checkDecodeError(t, tt.data, tt.want)
 		})
 	}
 }
@@ -137,5 +123,27 @@ objects:
 	}
 	if ptr.Deref(s.Nodes[1].Count, 1) != 1 {
 		t.Errorf("count defaults to 1")
+	}
+}
+
+// checkDecodeError decodes data as s.yaml and checks that it succeeds when
+// want is empty, and otherwise fails with an error containing every string
+// of want.
+func checkDecodeError(t *testing.T, data string, want []string) {
+	t.Helper()
+	_, err := Decode("s.yaml", []byte(data), []string{"custom-scheduler"})
+	if len(want) == 0 {
+		if err != nil {
+			t.Fatalf("unexpected error: %v", err)
+		}
+		return
+	}
+	if err == nil {
+		t.Fatalf("no error, want one containing %q", want)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not contain %q", err, w)
+		}
 	}
 }

@@ -88,21 +88,7 @@ func TestDecodeSizeLimits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Decode("s.yaml", []byte(tt.data), []string{"custom-scheduler"})
-			if len(tt.want) == 0 {
-				if err != nil {
-					t.Fatalf("unexpected error: %v", err)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatalf("no error, want one containing %q", tt.want)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not contain %q", err, w)
-				}
-			}
+			checkDecodeError(t, tt.data, tt.want)
 		})
 	}
 }
