@@ -20,14 +20,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// ScoringMode tells NodeLessPods which end of the pod-count range wins.
-type ScoringMode string
+// NodeLessPodsMode tells NodeLessPods which end of the pod-count range wins.
+type NodeLessPodsMode string
 
 const (
-	// LeastPods prefers the nodes that hold the fewest counted pods (spread).
-	LeastPods ScoringMode = "LeastPods"
-	// MostPods prefers the nodes that hold the most counted pods (consolidation).
-	MostPods ScoringMode = "MostPods"
+	// NodeLessPodsLeastPods prefers the nodes that hold the fewest counted pods (spread).
+	NodeLessPodsLeastPods NodeLessPodsMode = "LeastPods"
+	// NodeLessPodsMostPods prefers the nodes that hold the most counted pods (consolidation).
+	NodeLessPodsMostPods NodeLessPodsMode = "MostPods"
 )
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -37,7 +37,7 @@ type NodeLessPodsArgs struct {
 	metav1.TypeMeta
 
 	// Mode selects whether fewer (LeastPods) or more (MostPods) counted pods score higher.
-	Mode ScoringMode
+	Mode NodeLessPodsMode
 	// PodSelector restricts counting to the pods whose labels match. Nil counts every pod.
 	PodSelector *metav1.LabelSelector
 	// Namespaces restricts counting to pods in these namespaces. Empty counts every namespace.

@@ -184,7 +184,7 @@ func TestSetupPassesArgsToPlugin(t *testing.T) {
       relativeToCapacity: true
 `,
 			want: &config.NodeLessPodsArgs{
-				Mode: config.MostPods,
+				Mode: config.NodeLessPodsMostPods,
 				PodSelector: &metav1.LabelSelector{
 					MatchLabels: map[string]string{"app": "web"},
 					MatchExpressions: []metav1.LabelSelectorRequirement{
@@ -201,7 +201,7 @@ func TestSetupPassesArgsToPlugin(t *testing.T) {
 			name: "no pluginConfig entry gives the defaults",
 			cfg:  enabledConfig,
 			want: &config.NodeLessPodsArgs{
-				Mode:                config.LeastPods,
+				Mode:                config.NodeLessPodsLeastPods,
 				IgnoreDaemonSetPods: true,
 				RelativeToCapacity:  false,
 			},
@@ -226,7 +226,7 @@ profiles:
     args: {}
 `,
 			want: &config.NodeLessPodsArgs{
-				Mode:                config.LeastPods,
+				Mode:                config.NodeLessPodsLeastPods,
 				IgnoreDaemonSetPods: true,
 				RelativeToCapacity:  false,
 			},
@@ -237,7 +237,7 @@ profiles:
       namespaces: [team-a]
 `,
 			want: &config.NodeLessPodsArgs{
-				Mode:                config.LeastPods,
+				Mode:                config.NodeLessPodsLeastPods,
 				Namespaces:          []string{"team-a"},
 				IgnoreDaemonSetPods: false,
 				RelativeToCapacity:  false,

@@ -226,7 +226,7 @@ func BenchmarkMemoMemory(b *testing.B) {
 // BenchmarkNormalizeScore normalizes the loads of 5,000 nodes.
 func BenchmarkNormalizeScore(b *testing.B) {
 	ctx := benchContext(b)
-	for _, mode := range []config.ScoringMode{config.LeastPods, config.MostPods} {
+	for _, mode := range []config.NodeLessPodsMode{config.NodeLessPodsLeastPods, config.NodeLessPodsMostPods} {
 		b.Run(string(mode)+"/5000nodes", func(b *testing.B) {
 			pl := &NodeLessPods{mode: mode}
 			loads := make(fwk.NodeScoreList, benchNodes)

@@ -41,7 +41,7 @@ const Name = "NodeLessPods"
 
 // NodeLessPods scores nodes by their count of counted pods.
 type NodeLessPods struct {
-	mode     config.ScoringMode
+	mode     config.NodeLessPodsMode
 	relative bool
 	selector *podSelector
 	// counts memoizes each node's count of counted pods in the NodeInfo that

@@ -135,7 +135,7 @@ func TestScore(t *testing.T) {
 		},
 		{
 			name:  "most pods: the fullest node wins",
-			args:  func(a *config.NodeLessPodsArgs) { a.Mode = config.MostPods },
+			args:  func(a *config.NodeLessPodsArgs) { a.Mode = config.NodeLessPodsMostPods },
 			nodes: threeNodes,
 			pods: []*v1.Pod{
 				boundPod("a", "default", "n1").Obj(), boundPod("b", "default", "n1").Obj(),
@@ -251,7 +251,7 @@ func TestScore(t *testing.T) {
 		},
 		{
 			name:  "relative to capacity, most pods: the fullest share wins",
-			args:  func(a *config.NodeLessPodsArgs) { a.RelativeToCapacity = true; a.Mode = config.MostPods },
+			args:  func(a *config.NodeLessPodsArgs) { a.RelativeToCapacity = true; a.Mode = config.NodeLessPodsMostPods },
 			nodes: []*v1.Node{node("small", 10), node("big", 100)},
 			pods: []*v1.Pod{
 				boundPod("a", "default", "small").Obj(),
@@ -445,7 +445,7 @@ func TestNewErrors(t *testing.T) {
 func TestNewWithoutArgsUsesDefaults(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	pl, _ := newTestPlugin(ctx, t, nil, nil)
-	if pl.mode != config.LeastPods || pl.relative || !pl.selector.ignoreDaemonSet || pl.selector.labels != nil || len(pl.selector.namespaces) != 0 {
+	if pl.mode != config.NodeLessPodsLeastPods || pl.relative || !pl.selector.ignoreDaemonSet || pl.selector.labels != nil || len(pl.selector.namespaces) != 0 {
 		t.Errorf("plugin built from nil args: mode=%q relative=%v ignoreDaemonSet=%v selector=%v namespaces=%v; want the defaults",
 			pl.mode, pl.relative, pl.selector.ignoreDaemonSet, pl.selector.labels, pl.selector.namespaces)
 	}

@@ -144,7 +144,7 @@ func leastPodsProfile(schedulerName string, how enablement) kubeschedulerv1.Kube
 	case multiPoint:
 		plugins.MultiPoint.Enabled = []kubeschedulerv1.Plugin{plugin}
 	}
-	mode := nodelesspodsv1.LeastPods
+	mode := nodelesspodsv1.NodeLessPodsLeastPods
 	return kubeschedulerv1.KubeSchedulerProfile{
 		SchedulerName: ptr.To(schedulerName),
 		Plugins:       plugins,

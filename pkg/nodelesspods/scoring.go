@@ -68,12 +68,12 @@ func (pl *NodeLessPods) NormalizeScore(ctx context.Context, _ fwk.CycleState, po
 
 // normalize maps load from [lo, hi] onto [MinScore, MaxScore], in the
 // direction mode prefers.
-func normalize(mode config.ScoringMode, load, lo, hi int64) int64 {
+func normalize(mode config.NodeLessPodsMode, load, lo, hi int64) int64 {
 	span := hi - lo
 	if span == 0 {
 		return fwk.MaxScore
 	}
-	if mode == config.MostPods {
+	if mode == config.NodeLessPodsMostPods {
 		return fwk.MinScore + (load-lo)*(fwk.MaxScore-fwk.MinScore)/span
 	}
 	return fwk.MinScore + (hi-load)*(fwk.MaxScore-fwk.MinScore)/span

@@ -29,20 +29,20 @@ import (
 func TestNormalizeScore(t *testing.T) {
 	tests := []struct {
 		name  string
-		mode  config.ScoringMode
+		mode  config.NodeLessPodsMode
 		loads []int64
 		want  []int64
 	}{
-		{name: "empty list", mode: config.LeastPods, loads: nil, want: nil},
-		{name: "one node", mode: config.LeastPods, loads: []int64{7}, want: []int64{100}},
-		{name: "all equal, least", mode: config.LeastPods, loads: []int64{3, 3, 3}, want: []int64{100, 100, 100}},
-		{name: "all equal, most", mode: config.MostPods, loads: []int64{0, 0}, want: []int64{100, 100}},
-		{name: "least: fewest wins", mode: config.LeastPods, loads: []int64{0, 1, 2}, want: []int64{100, 50, 0}},
-		{name: "most: most wins", mode: config.MostPods, loads: []int64{0, 1, 2}, want: []int64{0, 50, 100}},
-		{name: "least: linear, truncated", mode: config.LeastPods, loads: []int64{10, 13, 40}, want: []int64{100, 90, 0}},
-		{name: "most: linear, truncated", mode: config.MostPods, loads: []int64{10, 13, 40}, want: []int64{0, 10, 100}},
-		{name: "more than 100 pods", mode: config.LeastPods, loads: []int64{150, 250, 350}, want: []int64{100, 50, 0}},
-		{name: "relative loads", mode: config.LeastPods, loads: []int64{0, loadPerFullNode / 4, loadPerFullNode}, want: []int64{100, 75, 0}},
+		{name: "empty list", mode: config.NodeLessPodsLeastPods, loads: nil, want: nil},
+		{name: "one node", mode: config.NodeLessPodsLeastPods, loads: []int64{7}, want: []int64{100}},
+		{name: "all equal, least", mode: config.NodeLessPodsLeastPods, loads: []int64{3, 3, 3}, want: []int64{100, 100, 100}},
+		{name: "all equal, most", mode: config.NodeLessPodsMostPods, loads: []int64{0, 0}, want: []int64{100, 100}},
+		{name: "least: fewest wins", mode: config.NodeLessPodsLeastPods, loads: []int64{0, 1, 2}, want: []int64{100, 50, 0}},
+		{name: "most: most wins", mode: config.NodeLessPodsMostPods, loads: []int64{0, 1, 2}, want: []int64{0, 50, 100}},
+		{name: "least: linear, truncated", mode: config.NodeLessPodsLeastPods, loads: []int64{10, 13, 40}, want: []int64{100, 90, 0}},
+		{name: "most: linear, truncated", mode: config.NodeLessPodsMostPods, loads: []int64{10, 13, 40}, want: []int64{0, 10, 100}},
+		{name: "more than 100 pods", mode: config.NodeLessPodsLeastPods, loads: []int64{150, 250, 350}, want: []int64{100, 50, 0}},
+		{name: "relative loads", mode: config.NodeLessPodsLeastPods, loads: []int64{0, loadPerFullNode / 4, loadPerFullNode}, want: []int64{100, 75, 0}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

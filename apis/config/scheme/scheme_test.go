@@ -97,7 +97,7 @@ profiles:
       namespaces: [a]
 `,
 			want: &config.NodeLessPodsArgs{
-				Mode:                config.MostPods,
+				Mode:                config.NodeLessPodsMostPods,
 				Namespaces:          []string{"a"},
 				IgnoreDaemonSetPods: true,
 			},

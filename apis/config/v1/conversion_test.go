@@ -43,7 +43,7 @@ func newConversionScheme(t *testing.T) *runtime.Scheme {
 
 func fullV1Args() *NodeLessPodsArgs {
 	return &NodeLessPodsArgs{
-		Mode: MostPods,
+		Mode: NodeLessPodsMostPods,
 		PodSelector: &metav1.LabelSelector{
 			MatchLabels: map[string]string{"app": "web", "tier": "frontend"},
 			MatchExpressions: []metav1.LabelSelectorRequirement{
@@ -59,7 +59,7 @@ func fullV1Args() *NodeLessPodsArgs {
 
 func fullInternalArgs() *config.NodeLessPodsArgs {
 	return &config.NodeLessPodsArgs{
-		Mode: config.MostPods,
+		Mode: config.NodeLessPodsMostPods,
 		PodSelector: &metav1.LabelSelector{
 			MatchLabels: map[string]string{"app": "web", "tier": "frontend"},
 			MatchExpressions: []metav1.LabelSelectorRequirement{
@@ -90,17 +90,17 @@ func TestConvertV1ToInternalAndBack(t *testing.T) {
 		{
 			name: "true and false booleans are both carried",
 			in: &NodeLessPodsArgs{
-				Mode:                LeastPods,
+				Mode:                NodeLessPodsLeastPods,
 				IgnoreDaemonSetPods: ptr.To(true),
 				RelativeToCapacity:  ptr.To(false),
 			},
 			wantInternal: &config.NodeLessPodsArgs{
-				Mode:                config.LeastPods,
+				Mode:                config.NodeLessPodsLeastPods,
 				IgnoreDaemonSetPods: true,
 				RelativeToCapacity:  false,
 			},
 			wantBack: &NodeLessPodsArgs{
-				Mode:                LeastPods,
+				Mode:                NodeLessPodsLeastPods,
 				IgnoreDaemonSetPods: ptr.To(true),
 				RelativeToCapacity:  ptr.To(false),
 			},
@@ -165,13 +165,13 @@ func TestConvertInternalToV1(t *testing.T) {
 		{
 			name: "empty selector and empty namespaces are kept",
 			in: &config.NodeLessPodsArgs{
-				Mode:                config.LeastPods,
+				Mode:                config.NodeLessPodsLeastPods,
 				PodSelector:         &metav1.LabelSelector{},
 				Namespaces:          []string{},
 				IgnoreDaemonSetPods: true,
 			},
 			want: &NodeLessPodsArgs{
-				Mode:                LeastPods,
+				Mode:                NodeLessPodsLeastPods,
 				PodSelector:         &metav1.LabelSelector{},
 				Namespaces:          []string{},
 				IgnoreDaemonSetPods: ptr.To(true),

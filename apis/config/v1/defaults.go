@@ -23,7 +23,7 @@ import (
 // SetDefaults_NodeLessPodsArgs fills the optional fields that have a default.
 func SetDefaults_NodeLessPodsArgs(obj *NodeLessPodsArgs) {
 	if obj.Mode == "" {
-		obj.Mode = LeastPods
+		obj.Mode = NodeLessPodsLeastPods
 	}
 	if obj.IgnoreDaemonSetPods == nil {
 		obj.IgnoreDaemonSetPods = ptr.To(true)

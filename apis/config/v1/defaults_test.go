@@ -39,7 +39,7 @@ func defaultingTestCases() []defaultingTestCase {
 			name: "empty args get every default",
 			in:   &NodeLessPodsArgs{},
 			want: &NodeLessPodsArgs{
-				Mode:                LeastPods,
+				Mode:                NodeLessPodsLeastPods,
 				IgnoreDaemonSetPods: ptr.To(true),
 				RelativeToCapacity:  ptr.To(false),
 			},
@@ -47,21 +47,21 @@ func defaultingTestCases() []defaultingTestCase {
 		{
 			name: "explicit values are kept",
 			in: &NodeLessPodsArgs{
-				Mode:                MostPods,
+				Mode:                NodeLessPodsMostPods,
 				IgnoreDaemonSetPods: ptr.To(false),
 				RelativeToCapacity:  ptr.To(true),
 			},
 			want: &NodeLessPodsArgs{
-				Mode:                MostPods,
+				Mode:                NodeLessPodsMostPods,
 				IgnoreDaemonSetPods: ptr.To(false),
 				RelativeToCapacity:  ptr.To(true),
 			},
 		},
 		{
 			name: "only mode set",
-			in:   &NodeLessPodsArgs{Mode: MostPods},
+			in:   &NodeLessPodsArgs{Mode: NodeLessPodsMostPods},
 			want: &NodeLessPodsArgs{
-				Mode:                MostPods,
+				Mode:                NodeLessPodsMostPods,
 				IgnoreDaemonSetPods: ptr.To(true),
 				RelativeToCapacity:  ptr.To(false),
 			},
@@ -70,7 +70,7 @@ func defaultingTestCases() []defaultingTestCase {
 			name: "only ignoreDaemonSetPods=false set",
 			in:   &NodeLessPodsArgs{IgnoreDaemonSetPods: ptr.To(false)},
 			want: &NodeLessPodsArgs{
-				Mode:                LeastPods,
+				Mode:                NodeLessPodsLeastPods,
 				IgnoreDaemonSetPods: ptr.To(false),
 				RelativeToCapacity:  ptr.To(false),
 			},
@@ -79,7 +79,7 @@ func defaultingTestCases() []defaultingTestCase {
 			name: "only relativeToCapacity=true set",
 			in:   &NodeLessPodsArgs{RelativeToCapacity: ptr.To(true)},
 			want: &NodeLessPodsArgs{
-				Mode:                LeastPods,
+				Mode:                NodeLessPodsLeastPods,
 				IgnoreDaemonSetPods: ptr.To(true),
 				RelativeToCapacity:  ptr.To(true),
 			},
@@ -91,7 +91,7 @@ func defaultingTestCases() []defaultingTestCase {
 				Namespaces:  []string{"a", "b"},
 			},
 			want: &NodeLessPodsArgs{
-				Mode:                LeastPods,
+				Mode:                NodeLessPodsLeastPods,
 				PodSelector:         &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
 				Namespaces:          []string{"a", "b"},
 				IgnoreDaemonSetPods: ptr.To(true),
@@ -105,7 +105,7 @@ func defaultingTestCases() []defaultingTestCase {
 				Namespaces:  []string{},
 			},
 			want: &NodeLessPodsArgs{
-				Mode:                LeastPods,
+				Mode:                NodeLessPodsLeastPods,
 				PodSelector:         &metav1.LabelSelector{},
 				Namespaces:          []string{},
 				IgnoreDaemonSetPods: ptr.To(true),

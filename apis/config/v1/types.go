@@ -20,14 +20,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// ScoringMode tells NodeLessPods which end of the pod-count range wins.
-type ScoringMode string
+// NodeLessPodsMode tells NodeLessPods which end of the pod-count range wins.
+type NodeLessPodsMode string
 
 const (
-	// LeastPods prefers the nodes that hold the fewest counted pods (spread).
-	LeastPods ScoringMode = "LeastPods"
-	// MostPods prefers the nodes that hold the most counted pods (consolidation).
-	MostPods ScoringMode = "MostPods"
+	// NodeLessPodsLeastPods prefers the nodes that hold the fewest counted pods (spread).
+	NodeLessPodsLeastPods NodeLessPodsMode = "LeastPods"
+	// NodeLessPodsMostPods prefers the nodes that hold the most counted pods (consolidation).
+	NodeLessPodsMostPods NodeLessPodsMode = "MostPods"
 )
 
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -40,7 +40,7 @@ type NodeLessPodsArgs struct {
 	// Mode is LeastPods (default: fewer counted pods score higher) or
 	// MostPods (more counted pods score higher, to consolidate).
 	// +optional
-	Mode ScoringMode `json:"mode,omitempty"`
+	Mode NodeLessPodsMode `json:"mode,omitempty"`
 	// PodSelector counts only the pods whose labels match. Unset counts every pod.
 	// +optional
 	PodSelector *metav1.LabelSelector `json:"podSelector,omitempty"`

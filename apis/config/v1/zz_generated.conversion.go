@@ -51,7 +51,7 @@ func RegisterConversions(s *runtime.Scheme) error {
 }
 
 func autoConvert_v1_NodeLessPodsArgs_To_config_NodeLessPodsArgs(in *NodeLessPodsArgs, out *config.NodeLessPodsArgs, s conversion.Scope) error {
-	out.Mode = config.ScoringMode(in.Mode)
+	out.Mode = config.NodeLessPodsMode(in.Mode)
 	out.PodSelector = (*metav1.LabelSelector)(unsafe.Pointer(in.PodSelector))
 	out.Namespaces = *(*[]string)(unsafe.Pointer(&in.Namespaces))
 	if err := metav1.Convert_Pointer_bool_To_bool(&in.IgnoreDaemonSetPods, &out.IgnoreDaemonSetPods, s); err != nil {
@@ -69,7 +69,7 @@ func Convert_v1_NodeLessPodsArgs_To_config_NodeLessPodsArgs(in *NodeLessPodsArgs
 }
 
 func autoConvert_config_NodeLessPodsArgs_To_v1_NodeLessPodsArgs(in *config.NodeLessPodsArgs, out *NodeLessPodsArgs, s conversion.Scope) error {
-	out.Mode = ScoringMode(in.Mode)
+	out.Mode = NodeLessPodsMode(in.Mode)
 	out.PodSelector = (*metav1.LabelSelector)(unsafe.Pointer(in.PodSelector))
 	out.Namespaces = *(*[]string)(unsafe.Pointer(&in.Namespaces))
 	if err := metav1.Convert_bool_To_Pointer_bool(&in.IgnoreDaemonSetPods, &out.IgnoreDaemonSetPods, s); err != nil {

@@ -29,7 +29,7 @@ import (
 
 // supportedScoringModes lists the modes NodeLessPods knows, in the order
 // error messages give them.
-var supportedScoringModes = []string{string(config.LeastPods), string(config.MostPods)}
+var supportedScoringModes = []string{string(config.NodeLessPodsLeastPods), string(config.NodeLessPodsMostPods)}
 
 // ValidateNodeLessPodsArgs returns every problem of args as one aggregate
 // error, or nil. path is where the args live, for example
@@ -37,7 +37,7 @@ var supportedScoringModes = []string{string(config.LeastPods), string(config.Mos
 func ValidateNodeLessPodsArgs(path *field.Path, args *config.NodeLessPodsArgs) error {
 	var allErrs field.ErrorList
 	switch args.Mode {
-	case config.LeastPods, config.MostPods:
+	case config.NodeLessPodsLeastPods, config.NodeLessPodsMostPods:
 	default:
 		allErrs = append(allErrs, field.NotSupported(path.Child("mode"), args.Mode, supportedScoringModes))
 	}

@@ -36,7 +36,7 @@ var argsPath = field.NewPath("profiles").Index(0).Child("pluginConfig").Index(0)
 // validArgs returns fully set, valid internal args for the tests to break.
 func validArgs() *config.NodeLessPodsArgs {
 	return &config.NodeLessPodsArgs{
-		Mode: config.MostPods,
+		Mode: config.NodeLessPodsMostPods,
 		PodSelector: &metav1.LabelSelector{
 			MatchLabels: map[string]string{"app": "web"},
 			MatchExpressions: []metav1.LabelSelectorRequirement{
@@ -82,7 +82,7 @@ func TestValidateNodeLessPodsArgs(t *testing.T) {
 		{
 			name: "defaults are valid",
 			path: argsPath,
-			args: &config.NodeLessPodsArgs{Mode: config.LeastPods, IgnoreDaemonSetPods: true},
+			args: &config.NodeLessPodsArgs{Mode: config.NodeLessPodsLeastPods, IgnoreDaemonSetPods: true},
 		},
 		{
 			name: "fully set args are valid",
@@ -92,7 +92,7 @@ func TestValidateNodeLessPodsArgs(t *testing.T) {
 		{
 			name: "empty selector and empty namespaces are valid",
 			path: argsPath,
-			args: &config.NodeLessPodsArgs{Mode: config.LeastPods, PodSelector: &metav1.LabelSelector{}, Namespaces: []string{}},
+			args: &config.NodeLessPodsArgs{Mode: config.NodeLessPodsLeastPods, PodSelector: &metav1.LabelSelector{}, Namespaces: []string{}},
 		},
 		{
 			name: "unknown mode",
@@ -103,7 +103,7 @@ func TestValidateNodeLessPodsArgs(t *testing.T) {
 				return a
 			}(),
 			wantErrs: field.ErrorList{
-				{Type: field.ErrorTypeNotSupported, Field: "profiles[0].pluginConfig[0].args.mode", BadValue: config.ScoringMode("Fewest")},
+				{Type: field.ErrorTypeNotSupported, Field: "profiles[0].pluginConfig[0].args.mode", BadValue: config.NodeLessPodsMode("Fewest")},
 			},
 		},
 		{
@@ -111,7 +111,7 @@ func TestValidateNodeLessPodsArgs(t *testing.T) {
 			path: argsPath,
 			args: &config.NodeLessPodsArgs{Mode: "leastpods"},
 			wantErrs: field.ErrorList{
-				{Type: field.ErrorTypeNotSupported, Field: "profiles[0].pluginConfig[0].args.mode", BadValue: config.ScoringMode("leastpods")},
+				{Type: field.ErrorTypeNotSupported, Field: "profiles[0].pluginConfig[0].args.mode", BadValue: config.NodeLessPodsMode("leastpods")},
 			},
 		},
 		{
@@ -121,7 +121,7 @@ func TestValidateNodeLessPodsArgs(t *testing.T) {
 			path: argsPath,
 			args: &config.NodeLessPodsArgs{},
 			wantErrs: field.ErrorList{
-				{Type: field.ErrorTypeNotSupported, Field: "profiles[0].pluginConfig[0].args.mode", BadValue: config.ScoringMode("")},
+				{Type: field.ErrorTypeNotSupported, Field: "profiles[0].pluginConfig[0].args.mode", BadValue: config.NodeLessPodsMode("")},
 			},
 		},
 		{
@@ -199,7 +199,7 @@ func TestValidateNodeLessPodsArgs(t *testing.T) {
 		{
 			name: "empty namespace name",
 			path: argsPath,
-			args: &config.NodeLessPodsArgs{Mode: config.LeastPods, Namespaces: []string{""}},
+			args: &config.NodeLessPodsArgs{Mode: config.NodeLessPodsLeastPods, Namespaces: []string{""}},
 			wantErrs: field.ErrorList{
 				{Type: field.ErrorTypeInvalid, Field: "profiles[0].pluginConfig[0].args.namespaces[0]", BadValue: ""},
 			},
@@ -219,7 +219,7 @@ func TestValidateNodeLessPodsArgs(t *testing.T) {
 		{
 			name: "duplicate namespace reported at each repeat",
 			path: argsPath,
-			args: &config.NodeLessPodsArgs{Mode: config.LeastPods, Namespaces: []string{"a", "b", "a", "b", "a"}},
+			args: &config.NodeLessPodsArgs{Mode: config.NodeLessPodsLeastPods, Namespaces: []string{"a", "b", "a", "b", "a"}},
 			wantErrs: field.ErrorList{
 				{Type: field.ErrorTypeDuplicate, Field: "profiles[0].pluginConfig[0].args.namespaces[2]", BadValue: "a"},
 				{Type: field.ErrorTypeDuplicate, Field: "profiles[0].pluginConfig[0].args.namespaces[3]", BadValue: "b"},
@@ -240,7 +240,7 @@ func TestValidateNodeLessPodsArgs(t *testing.T) {
 				Namespaces: []string{"Bad_NS", "Bad_NS", "ok", "ok"},
 			},
 			wantErrs: field.ErrorList{
-				{Type: field.ErrorTypeNotSupported, Field: "profiles[0].pluginConfig[0].args.mode", BadValue: config.ScoringMode("Fewest")},
+				{Type: field.ErrorTypeNotSupported, Field: "profiles[0].pluginConfig[0].args.mode", BadValue: config.NodeLessPodsMode("Fewest")},
 				{Type: field.ErrorTypeInvalid, Field: "profiles[0].pluginConfig[0].args.podSelector.matchExpressions[0].operator", BadValue: metav1.LabelSelectorOperator("Equals")},
 				{Type: field.ErrorTypeRequired, Field: "profiles[0].pluginConfig[0].args.podSelector.matchExpressions[1].values", BadValue: ""},
 				{Type: field.ErrorTypeInvalid, Field: "profiles[0].pluginConfig[0].args.namespaces[0]", BadValue: "Bad_NS"},
@@ -255,7 +255,7 @@ func TestValidateNodeLessPodsArgs(t *testing.T) {
 			path: nil,
 			args: &config.NodeLessPodsArgs{Mode: "Fewest", Namespaces: []string{"a", "a"}},
 			wantErrs: field.ErrorList{
-				{Type: field.ErrorTypeNotSupported, Field: "mode", BadValue: config.ScoringMode("Fewest")},
+				{Type: field.ErrorTypeNotSupported, Field: "mode", BadValue: config.NodeLessPodsMode("Fewest")},
 				{Type: field.ErrorTypeDuplicate, Field: "namespaces[1]", BadValue: "a"},
 			},
 		},
@@ -299,19 +299,19 @@ func TestValidateNodeLessPodsArgsMessages(t *testing.T) {
 		{
 			name:    "duplicate namespace",
 			path:    argsPath,
-			args:    &config.NodeLessPodsArgs{Mode: config.LeastPods, Namespaces: []string{"x", "x"}},
+			args:    &config.NodeLessPodsArgs{Mode: config.NodeLessPodsLeastPods, Namespaces: []string{"x", "x"}},
 			wantErr: `profiles[0].pluginConfig[0].args.namespaces[1]: Duplicate value: "x"`,
 		},
 		{
 			name:    "In without values",
 			path:    argsPath,
-			args:    &config.NodeLessPodsArgs{Mode: config.LeastPods, PodSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "k", Operator: metav1.LabelSelectorOpIn}}}},
+			args:    &config.NodeLessPodsArgs{Mode: config.NodeLessPodsLeastPods, PodSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "k", Operator: metav1.LabelSelectorOpIn}}}},
 			wantErr: "profiles[0].pluginConfig[0].args.podSelector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
 		},
 		{
 			name:    "unknown operator",
 			path:    argsPath,
-			args:    &config.NodeLessPodsArgs{Mode: config.LeastPods, PodSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "k", Operator: "Equals"}}}},
+			args:    &config.NodeLessPodsArgs{Mode: config.NodeLessPodsLeastPods, PodSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "k", Operator: "Equals"}}}},
 			wantErr: `profiles[0].pluginConfig[0].args.podSelector.matchExpressions[0].operator: Invalid value: "Equals": not a valid selector operator`,
 		},
 		{
