@@ -17,7 +17,7 @@ LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION)+adminsched
 	-X k8s.io/component-base/version.gitTreeState=$(if $(findstring dirty,$(VERSION)),dirty,clean) \
 	-X k8s.io/component-base/version.buildDate=$(BUILD_DATE)
 
-UNIT_PKGS := ./apis/... ./pkg/... ./cmd/scheduler/...
+UNIT_PKGS := ./apis/... ./pkg/... ./internal/... ./cmd/scheduler/...
 
 .PHONY: all
 all: build
@@ -70,7 +70,7 @@ fuzz: ## Fuzz the count cache for FUZZTIME (default 60s).
 	$(GO) test ./pkg/nodelesspods/podcount -run '^$$' -fuzz FuzzCache -fuzztime $${FUZZTIME:-60s}
 
 .PHONY: verify
-verify: verify-gofmt verify-vet verify-codegen verify-gomod ## All static checks.
+verify: verify-gofmt verify-vet verify-codegen verify-gomod verify-logcheck ## All static checks (CI runs them before make test).
 
 .PHONY: verify-gofmt
 verify-gofmt:
@@ -87,6 +87,10 @@ verify-codegen:
 .PHONY: verify-gomod
 verify-gomod:
 	hack/verify-gomod.sh
+
+.PHONY: verify-logcheck
+verify-logcheck: ## Structured, contextual logging only (logcheck from hack/tools).
+	hack/verify-logcheck.sh
 
 .PHONY: update-codegen
 update-codegen: ## Regenerate deepcopy, conversion and defaulter code.
