@@ -28,7 +28,7 @@ import (
 
 	pluginconfig "github.com/adminsched/scheduler-plugins/apis/config"
 	pluginvalidation "github.com/adminsched/scheduler-plugins/apis/config/validation"
-	"github.com/adminsched/scheduler-plugins/pkg/playground"
+	"github.com/adminsched/scheduler-plugins/internal/playground"
 )
 
 // schedConfig is a scheduler config file made ready for one run.

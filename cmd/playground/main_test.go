@@ -28,8 +28,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adminsched/scheduler-plugins/pkg/localcluster"
-	"github.com/adminsched/scheduler-plugins/pkg/playground"
+	"github.com/adminsched/scheduler-plugins/internal/localcluster"
+	"github.com/adminsched/scheduler-plugins/internal/playground"
 )
 
 // These tests run the real thing: etcd and kube-apiserver from

@@ -34,8 +34,8 @@ import (
 	"k8s.io/klog/v2/textlogger"
 	crlog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/adminsched/scheduler-plugins/pkg/localcluster"
-	"github.com/adminsched/scheduler-plugins/pkg/playground"
+	"github.com/adminsched/scheduler-plugins/internal/localcluster"
+	"github.com/adminsched/scheduler-plugins/internal/playground"
 )
 
 // Exit codes of run.

@@ -20,7 +20,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/adminsched/scheduler-plugins/pkg/localscheduler"
+	"github.com/adminsched/scheduler-plugins/internal/localscheduler"
 )
 
 // setupError is a config the scheduler refused at start-up (for example

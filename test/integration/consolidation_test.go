@@ -27,7 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
 
-	"github.com/adminsched/scheduler-plugins/pkg/playground"
+	"github.com/adminsched/scheduler-plugins/internal/playground"
 )
 
 const (

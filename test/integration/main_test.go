@@ -29,7 +29,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/adminsched/scheduler-plugins/pkg/localcluster"
+	"github.com/adminsched/scheduler-plugins/internal/localcluster"
 )
 
 var (

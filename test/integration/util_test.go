@@ -38,7 +38,7 @@ import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/utils/ptr"
 
-	"github.com/adminsched/scheduler-plugins/pkg/localscheduler"
+	"github.com/adminsched/scheduler-plugins/internal/localscheduler"
 )
 
 const (
