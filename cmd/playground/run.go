@@ -131,7 +131,7 @@ func setupLogging(path string, verbosity int) (klog.Logger, func(), error) {
 		logConfig = textlogger.NewConfig(textlogger.Output(logOutput))
 		logger = textlogger.NewLogger(logConfig)
 		klog.SetLoggerWithOptions(logger, klog.ContextualLogger(true))
-		crlog.SetLogger(klog.NewKlogr())
+		crlog.SetLogger(logger)
 	})
 	_ = logConfig.Verbosity().Set(strconv.Itoa(verbosity))
 	logOutput.set(f)
