@@ -20,6 +20,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// NodeLessPodsName is the NodeLessPods plugin's name in a profile; its args
+// kind is NodeLessPodsArgs.
+const NodeLessPodsName = "NodeLessPods"
+
 // NodeLessPodsMode tells NodeLessPods which end of the pod-count range wins.
 type NodeLessPodsMode string
 

@@ -26,7 +26,6 @@ import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
 
-	pluginconfig "github.com/adminsched/scheduler-plugins/apis/config"
 	pluginvalidation "github.com/adminsched/scheduler-plugins/apis/config/validation"
 	"github.com/adminsched/scheduler-plugins/internal/playground"
 )
@@ -79,12 +78,8 @@ func prepareConfig(logger klog.Logger, source, dir string) (*schedConfig, error)
 	for i, prof := range cfg.Profiles {
 		sc.profiles = append(sc.profiles, prof.SchedulerName)
 		for j, pc := range prof.PluginConfig {
-			args, ok := pc.Args.(*pluginconfig.NodeLessPodsArgs)
-			if !ok {
-				continue
-			}
 			path := field.NewPath("profiles").Index(i).Child("pluginConfig").Index(j).Child("args")
-			if err := pluginvalidation.ValidateNodeLessPodsArgs(path, args); err != nil {
+			if err := pluginvalidation.ValidatePluginArgs(path, pc.Name, pc.Args); err != nil {
 				return nil, fmt.Errorf("scheduler config %s: %w", source, err)
 			}
 		}

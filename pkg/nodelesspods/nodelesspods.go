@@ -37,7 +37,7 @@ import (
 )
 
 // Name is the plugin's name in a KubeSchedulerConfiguration profile.
-const Name = "NodeLessPods"
+const Name = config.NodeLessPodsName
 
 // NodeLessPods scores nodes by their count of counted pods.
 type NodeLessPods struct {
@@ -65,7 +65,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	if err != nil {
 		return nil, err
 	}
-	if err := validation.ValidateNodeLessPodsArgs(nil, args); err != nil {
+	if err := validation.ValidatePluginArgs(nil, Name, args); err != nil {
 		return nil, fmt.Errorf("invalid %s args: %w", Name, err)
 	}
 	selector, err := newPodSelector(args)
