@@ -55,4 +55,3 @@ func ValidatePluginArgs(path *field.Path, pluginName string, args runtime.Object
 	}
 	return validate(path, args)
 }
-
