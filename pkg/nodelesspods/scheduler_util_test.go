@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -47,6 +48,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	nodelesspodsv1 "github.com/adminsched/scheduler-plugins/apis/config/v1"
+	"github.com/adminsched/scheduler-plugins/internal/playground"
 	"github.com/adminsched/scheduler-plugins/pkg/nodelesspods"
 )
 
@@ -441,17 +443,9 @@ func (s *testScheduler) expectEvenSpread(t *testing.T, nodes []*v1.Node, newPref
 	}
 }
 
-// spread returns the difference between the largest and the smallest count.
+// spread is max - min of the pods per node, as the playground reports it.
 func spread(counts map[string]int) int {
-	first := true
-	lo, hi := 0, 0
-	for _, c := range counts {
-		if first {
-			lo, hi, first = c, c, false
-		}
-		lo, hi = min(lo, c), max(hi, c)
-	}
-	return hi - lo
+	return playground.Spread(slices.Collect(maps.Values(counts)))
 }
 
 // formatCounts prints counts in node order, as "10/10/10".

@@ -19,9 +19,11 @@ package integration
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -39,6 +41,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/internal/localscheduler"
+	"github.com/adminsched/scheduler-plugins/internal/playground"
 )
 
 const (
@@ -232,17 +235,9 @@ func (tc *testContext) podsPerNode(nodes []string, keep func(*v1.Pod) bool) map[
 	return counts
 }
 
-// spread is max - min of counts.
+// spread is max - min of the pods per node, as the playground reports it.
 func spread(counts map[string]int) int {
-	first := true
-	var lo, hi int
-	for _, c := range counts {
-		if first {
-			lo, hi, first = c, c, false
-		}
-		lo, hi = min(lo, c), max(hi, c)
-	}
-	return hi - lo
+	return playground.Spread(slices.Collect(maps.Values(counts)))
 }
 
 // schedulerConfig returns a v1 KubeSchedulerConfiguration with one profile,
