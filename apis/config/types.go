@@ -52,3 +52,51 @@ type NodeLessPodsArgs struct {
 	// allocatable pod count instead of by the raw count.
 	RelativeToCapacity bool
 }
+
+// PlacementPolicyName is the PlacementPolicy plugin's name in a profile; its
+// args kind is PlacementPolicyArgs.
+const PlacementPolicyName = "PlacementPolicy"
+
+// PlacementAction says what a placement rule does with the nodes it selects.
+type PlacementAction string
+
+const (
+	// PlacementRequire keeps the selected pods off every node the rule's
+	// nodeSelector does not match (Filter).
+	PlacementRequire PlacementAction = "Require"
+	// PlacementPrefer adds the rule's weight to the score of the nodes its
+	// nodeSelector matches (Score).
+	PlacementPrefer PlacementAction = "Prefer"
+)
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// PlacementPolicyArgs holds the arguments of the PlacementPolicy plugin.
+type PlacementPolicyArgs struct {
+	metav1.TypeMeta
+
+	// Rules are the placement rules, each naming the pods it applies to and
+	// the nodes those pods require or prefer.
+	Rules []PlacementRule
+	// IgnoreDaemonSetPods exempts pods owned by a DaemonSet from every rule.
+	IgnoreDaemonSetPods bool
+	// ExcludedNamespaces exempts the pods of these namespaces from every rule.
+	ExcludedNamespaces []string
+}
+
+// PlacementRule selects pods and the nodes they require or prefer.
+type PlacementRule struct {
+	// Name identifies the rule in rejections, events and logs.
+	Name string
+	// Namespaces, NamespaceSelector and PodSelector select the pods the rule
+	// applies to; every one that is set must match (they are ANDed).
+	Namespaces        []string
+	NamespaceSelector *metav1.LabelSelector
+	PodSelector       *metav1.LabelSelector
+	// NodeSelector selects the nodes, by their labels.
+	NodeSelector *metav1.LabelSelector
+	// Action is Require or Prefer.
+	Action PlacementAction
+	// Weight is what a Prefer rule adds to the raw score of a node it matches.
+	Weight int32
+}

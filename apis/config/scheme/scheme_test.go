@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
@@ -58,6 +59,8 @@ func TestSchemesKnowArgs(t *testing.T) {
 			}{
 				{gvk: internalKind, want: &config.NodeLessPodsArgs{}},
 				{gvk: v1Kind, want: &configv1.NodeLessPodsArgs{}},
+				{gvk: config.SchemeGroupVersion.WithKind("PlacementPolicyArgs"), want: &config.PlacementPolicyArgs{}},
+				{gvk: configv1.SchemeGroupVersion.WithKind("PlacementPolicyArgs"), want: &configv1.PlacementPolicyArgs{}},
 			} {
 				got, err := tc.scheme.New(tt.gvk)
 				if err != nil {
@@ -81,7 +84,8 @@ func TestDecodeConfigFile(t *testing.T) {
 	tests := []struct {
 		name    string
 		yaml    string
-		want    *config.NodeLessPodsArgs
+		plugin  string
+		want    runtime.Object
 		wantErr string
 	}{
 		{
@@ -96,11 +100,75 @@ profiles:
       mode: MostPods
       namespaces: [a]
 `,
+			plugin: "NodeLessPods",
 			want: &config.NodeLessPodsArgs{
 				Mode:                config.NodeLessPodsMostPods,
 				Namespaces:          []string{"a"},
 				IgnoreDaemonSetPods: true,
 			},
+		},
+		{
+			name: "placement rules are decoded and defaulted",
+			yaml: `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: custom-scheduler
+  pluginConfig:
+  - name: PlacementPolicy
+    args:
+      excludedNamespaces: [kube-system]
+      rules:
+      - name: eu-data-residency
+        namespaces: [payments]
+        nodeSelector:
+          matchExpressions:
+          - {key: topology.kubernetes.io/region, operator: In, values: [eu-west-1]}
+        action: Require
+      - name: batch-prefers-spot
+        podSelector: {matchLabels: {workload: batch}}
+        nodeSelector: {matchLabels: {karpenter.sh/capacity-type: spot}}
+        action: Prefer
+`,
+			plugin: "PlacementPolicy",
+			want: &config.PlacementPolicyArgs{
+				Rules: []config.PlacementRule{
+					{
+						Name:       "eu-data-residency",
+						Namespaces: []string{"payments"},
+						NodeSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+							{Key: "topology.kubernetes.io/region", Operator: metav1.LabelSelectorOpIn, Values: []string{"eu-west-1"}},
+						}},
+						Action: config.PlacementRequire,
+					},
+					{
+						Name:         "batch-prefers-spot",
+						PodSelector:  &metav1.LabelSelector{MatchLabels: map[string]string{"workload": "batch"}},
+						NodeSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"karpenter.sh/capacity-type": "spot"}},
+						Action:       config.PlacementPrefer,
+						Weight:       1,
+					},
+				},
+				IgnoreDaemonSetPods: true,
+				ExcludedNamespaces:  []string{"kube-system"},
+			},
+		},
+		{
+			name: "unknown field in a placement rule",
+			yaml: `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: custom-scheduler
+  pluginConfig:
+  - name: PlacementPolicy
+    args:
+      rules:
+      - name: r
+        namespaces: [a]
+        nodeSelector: {}
+        action: Require
+        nodeSelectorTerms: []
+`,
+			wantErr: `strict decoding error: decoding .profiles[0].pluginConfig[0]: strict decoding error: decoding args for plugin PlacementPolicy: strict decoding error: unknown field "rules[0].nodeSelectorTerms"`,
 		},
 		{
 			name: "unknown field",
@@ -137,12 +205,12 @@ profiles:
 			}
 			var got runtime.Object
 			for _, pc := range cfg.Profiles[0].PluginConfig {
-				if pc.Name == "NodeLessPods" {
+				if pc.Name == tc.plugin {
 					got = pc.Args
 				}
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("NodeLessPods args (-want, +got):\n%s", diff)
+				t.Errorf("%s args (-want, +got):\n%s", tc.plugin, diff)
 			}
 		})
 	}

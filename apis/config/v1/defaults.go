@@ -32,3 +32,15 @@ func SetDefaults_NodeLessPodsArgs(obj *NodeLessPodsArgs) {
 		obj.RelativeToCapacity = ptr.To(false)
 	}
 }
+
+// SetDefaults_PlacementPolicyArgs sets the defaults of PlacementPolicyArgs.
+func SetDefaults_PlacementPolicyArgs(obj *PlacementPolicyArgs) {
+	if obj.IgnoreDaemonSetPods == nil {
+		obj.IgnoreDaemonSetPods = ptr.To(true)
+	}
+	for i := range obj.Rules {
+		if obj.Rules[i].Action == PlacementPrefer && obj.Rules[i].Weight == nil {
+			obj.Rules[i].Weight = ptr.To[int32](1)
+		}
+	}
+}

@@ -168,3 +168,53 @@ func TestSchemeDefaultNeedsRegistration(t *testing.T) {
 		t.Errorf("scheme.Default without AddToScheme changed the args (-want, +got):\n%s", diff)
 	}
 }
+
+func TestSetDefaults_PlacementPolicyArgs(t *testing.T) {
+	tests := []struct {
+		name string
+		in   *PlacementPolicyArgs
+		want *PlacementPolicyArgs
+	}{
+		{
+			name: "empty args",
+			in:   &PlacementPolicyArgs{},
+			want: &PlacementPolicyArgs{IgnoreDaemonSetPods: ptr.To(true)},
+		},
+		{
+			name: "Prefer rules get weight 1, Require rules none",
+			in: &PlacementPolicyArgs{Rules: []PlacementRule{
+				{Name: "r", Action: PlacementRequire},
+				{Name: "p", Action: PlacementPrefer},
+				{Name: "w", Action: PlacementPrefer, Weight: ptr.To[int32](30)},
+				{Name: "u", Action: "Unknown"},
+			}},
+			want: &PlacementPolicyArgs{
+				Rules: []PlacementRule{
+					{Name: "r", Action: PlacementRequire},
+					{Name: "p", Action: PlacementPrefer, Weight: ptr.To[int32](1)},
+					{Name: "w", Action: PlacementPrefer, Weight: ptr.To[int32](30)},
+					{Name: "u", Action: "Unknown"},
+				},
+				IgnoreDaemonSetPods: ptr.To(true),
+			},
+		},
+		{
+			name: "set fields are kept",
+			in:   &PlacementPolicyArgs{IgnoreDaemonSetPods: ptr.To(false), ExcludedNamespaces: []string{"kube-system"}},
+			want: &PlacementPolicyArgs{IgnoreDaemonSetPods: ptr.To(false), ExcludedNamespaces: []string{"kube-system"}},
+		},
+	}
+	scheme := runtime.NewScheme()
+	if err := AddToScheme(scheme); err != nil {
+		t.Fatalf("AddToScheme: %v", err)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.in.DeepCopy()
+			scheme.Default(got)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("scheme.Default (-want, +got):\n%s", diff)
+			}
+		})
+	}
+}

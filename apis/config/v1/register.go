@@ -46,6 +46,7 @@ func init() {
 func addKnownTypes(scheme *runtime.Scheme) error {
 	scheme.AddKnownTypes(SchemeGroupVersion,
 		&NodeLessPodsArgs{},
+		&PlacementPolicyArgs{},
 	)
 	return nil
 }

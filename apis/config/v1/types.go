@@ -57,3 +57,68 @@ type NodeLessPodsArgs struct {
 	// +optional
 	RelativeToCapacity *bool `json:"relativeToCapacity,omitempty"`
 }
+
+// PlacementAction says what a placement rule does with the nodes it selects.
+type PlacementAction string
+
+const (
+	// PlacementRequire keeps the selected pods off every node the rule's
+	// nodeSelector does not match (Filter).
+	PlacementRequire PlacementAction = "Require"
+	// PlacementPrefer adds the rule's weight to the score of the nodes its
+	// nodeSelector matches (Score).
+	PlacementPrefer PlacementAction = "Prefer"
+)
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// PlacementPolicyArgs holds the arguments of the PlacementPolicy plugin.
+type PlacementPolicyArgs struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// Rules are the placement rules. A pod that matches several Require rules
+	// must run on a node that matches all of them; the weights of the Prefer
+	// rules it matches add up on the nodes each one selects.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Rules []PlacementRule `json:"rules,omitempty"`
+	// IgnoreDaemonSetPods exempts pods owned by a DaemonSet from every rule.
+	// Defaults to true: a DaemonSet's pods must run on the nodes it targets.
+	// +optional
+	IgnoreDaemonSetPods *bool `json:"ignoreDaemonSetPods,omitempty"`
+	// ExcludedNamespaces exempts the pods of these namespaces from every rule,
+	// for example kube-system. Empty exempts none.
+	// +optional
+	// +listType=set
+	ExcludedNamespaces []string `json:"excludedNamespaces,omitempty"`
+}
+
+// PlacementRule selects pods and the nodes they require or prefer.
+type PlacementRule struct {
+	// Name identifies the rule in rejections, events and logs: a DNS-1123
+	// label, unique among the rules.
+	Name string `json:"name"`
+	// Namespaces applies the rule to pods in these namespaces.
+	// +optional
+	// +listType=set
+	Namespaces []string `json:"namespaces,omitempty"`
+	// NamespaceSelector applies the rule to pods whose namespace's labels match.
+	// +optional
+	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
+	// PodSelector applies the rule to pods whose labels match.
+	// At least one of namespaces, namespaceSelector and podSelector must be
+	// set; every one that is set must match.
+	// +optional
+	PodSelector *metav1.LabelSelector `json:"podSelector,omitempty"`
+	// NodeSelector selects the nodes the rule requires or prefers, by labels.
+	NodeSelector *metav1.LabelSelector `json:"nodeSelector,omitempty"`
+	// Action is Require (pods run only on matching nodes) or Prefer
+	// (matching nodes score higher).
+	Action PlacementAction `json:"action"`
+	// Weight, from 1 to 100, is what a Prefer rule adds to the raw score of
+	// a node it matches. Defaults to 1 for Prefer rules; Require rules take
+	// none.
+	// +optional
+	Weight *int32 `json:"weight,omitempty"`
+}

@@ -30,9 +30,14 @@ import (
 // All generated defaulters are covering - they call all nested defaulters.
 func RegisterDefaults(scheme *runtime.Scheme) error {
 	scheme.AddTypeDefaultingFunc(&NodeLessPodsArgs{}, func(obj interface{}) { SetObjectDefaults_NodeLessPodsArgs(obj.(*NodeLessPodsArgs)) })
+	scheme.AddTypeDefaultingFunc(&PlacementPolicyArgs{}, func(obj interface{}) { SetObjectDefaults_PlacementPolicyArgs(obj.(*PlacementPolicyArgs)) })
 	return nil
 }
 
 func SetObjectDefaults_NodeLessPodsArgs(in *NodeLessPodsArgs) {
 	SetDefaults_NodeLessPodsArgs(in)
+}
+
+func SetObjectDefaults_PlacementPolicyArgs(in *PlacementPolicyArgs) {
+	SetDefaults_PlacementPolicyArgs(in)
 }

@@ -29,7 +29,8 @@ import (
 // one place a new plugin's validation is registered (as in-tree
 // validatePluginConfig does for the in-tree plugins).
 var validators = map[string]func(*field.Path, runtime.Object) error{
-	config.NodeLessPodsName: typed(ValidateNodeLessPodsArgs),
+	config.NodeLessPodsName:    typed(ValidateNodeLessPodsArgs),
+	config.PlacementPolicyName: typed(ValidatePlacementPolicyArgs),
 }
 
 // typed adapts a validator of one args type to the dispatch's signature.

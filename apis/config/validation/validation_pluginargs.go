@@ -20,7 +20,6 @@ package validation
 
 import (
 	"k8s.io/apimachinery/pkg/api/validation"
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -42,8 +41,7 @@ func ValidateNodeLessPodsArgs(path *field.Path, args *config.NodeLessPodsArgs) e
 		allErrs = append(allErrs, field.NotSupported(path.Child("mode"), args.Mode, supportedScoringModes))
 	}
 	if args.PodSelector != nil {
-		allErrs = append(allErrs, metav1validation.ValidateLabelSelector(args.PodSelector,
-			metav1validation.LabelSelectorValidationOptions{}, path.Child("podSelector"))...)
+		allErrs = append(allErrs, validateSelector(path.Child("podSelector"), args.PodSelector)...)
 	}
 	allErrs = append(allErrs, validateNamespaces(path.Child("namespaces"), args.Namespaces)...)
 	return allErrs.ToAggregate()
