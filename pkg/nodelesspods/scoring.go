@@ -24,6 +24,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
+	"github.com/adminsched/scheduler-plugins/pkg/normalize"
 )
 
 // loadPerFullNode is the load of a node whose counted pods equal its
@@ -47,34 +48,18 @@ func (pl *NodeLessPods) load(count, allocatablePods int) int64 {
 // the lightest node gets MaxScore in LeastPods mode, the heaviest in MostPods
 // mode. When every load is equal, every node gets MaxScore.
 func (pl *NodeLessPods) NormalizeScore(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
-	if len(scores) == 0 {
-		return nil
-	}
-	lo, hi := scores[0].Score, scores[0].Score
-	for _, s := range scores[1:] {
-		lo, hi = min(lo, s.Score), max(hi, s.Score)
-	}
 	logger := klog.FromContext(ctx).V(4)
-	for i := range scores {
-		load := scores[i].Score
-		scores[i].Score = normalize(pl.mode, load, lo, hi)
-		if logger.Enabled() {
-			logger.Info("Scored node", "plugin", Name, "pod", klog.KObj(pod), "node", scores[i].Name,
-				"load", load, "score", scores[i].Score)
+	var loads []int64
+	if logger.Enabled() {
+		loads = make([]int64, len(scores))
+		for i := range scores {
+			loads[i] = scores[i].Score
 		}
 	}
+	normalize.MinMax(scores, pl.mode != config.NodeLessPodsMostPods)
+	for i := range loads {
+		logger.Info("Scored node", "plugin", Name, "pod", klog.KObj(pod), "node", scores[i].Name,
+			"load", loads[i], "score", scores[i].Score)
+	}
 	return nil
-}
-
-// normalize maps load from [lo, hi] onto [MinScore, MaxScore], in the
-// direction mode prefers.
-func normalize(mode config.NodeLessPodsMode, load, lo, hi int64) int64 {
-	span := hi - lo
-	if span == 0 {
-		return fwk.MaxScore
-	}
-	if mode == config.NodeLessPodsMostPods {
-		return fwk.MinScore + (load-lo)*(fwk.MaxScore-fwk.MinScore)/span
-	}
-	return fwk.MinScore + (hi-load)*(fwk.MaxScore-fwk.MinScore)/span
 }
