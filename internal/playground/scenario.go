@@ -18,6 +18,9 @@ limitations under the License.
 // nodes and the objects to create (Pods, ReplicaSets, Deployments, Services); the
 // package validates it, expands it into the objects a control plane needs,
 // applies them, waits for the scheduler and renders where every pod landed.
+// Play is the whole engine of bin/playground: it checks a scenario and
+// scheduler configs, starts a control plane and the scheduler for each
+// config and returns the results.
 package playground
 
 import (

@@ -18,8 +18,16 @@ package playground
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
 	"sigs.k8s.io/yaml"
+
+	pluginvalidation "github.com/adminsched/scheduler-plugins/apis/config/validation"
 )
 
 // RewriteSchedulerConfig returns a KubeSchedulerConfiguration document with
@@ -47,4 +55,61 @@ func setField(doc map[string]interface{}, section, key string, value interface{}
 		doc[section] = m
 	}
 	m[key] = value
+}
+
+// schedConfig is a scheduler config file made ready for one run.
+type schedConfig struct {
+	// source is the file the user gave.
+	source string
+	// path is the copy the scheduler reads: it points at kubeconfig and
+	// has leader election off.
+	path string
+	// kubeconfig is where the run writes the control plane's kubeconfig.
+	kubeconfig string
+	// profiles are the config's scheduler names, the first being the default
+	// for pods that name none.
+	profiles []string
+}
+
+// prepareConfig writes the copy of source for a run in dir and validates it
+// the way kube-scheduler does (decoding, defaulting, validation), plus our
+// plugins' args, so that a mistake stops the playground before anything
+// starts. Every error names source.
+func prepareConfig(logger klog.Logger, source, dir string) (*schedConfig, error) {
+	data, err := os.ReadFile(source)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler config: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	sc := &schedConfig{
+		source:     source,
+		path:       filepath.Join(dir, "scheduler-config.yaml"),
+		kubeconfig: filepath.Join(dir, "kubeconfig"),
+	}
+	out, err := RewriteSchedulerConfig(data, sc.kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler config %s: %w", source, err)
+	}
+	if err := os.WriteFile(sc.path, out, 0o600); err != nil {
+		return nil, err
+	}
+	cfg, err := options.LoadConfigFromFile(logger, sc.path)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler config %s: %w", source, err)
+	}
+	if err := validation.ValidateKubeSchedulerConfiguration(cfg); err != nil {
+		return nil, fmt.Errorf("scheduler config %s: %w", source, err)
+	}
+	for i, prof := range cfg.Profiles {
+		sc.profiles = append(sc.profiles, prof.SchedulerName)
+		for j, pc := range prof.PluginConfig {
+			path := field.NewPath("profiles").Index(i).Child("pluginConfig").Index(j).Child("args")
+			if err := pluginvalidation.ValidatePluginArgs(path, pc.Name, pc.Args); err != nil {
+				return nil, fmt.Errorf("scheduler config %s: %w", source, err)
+			}
+		}
+	}
+	return sc, nil
 }
