@@ -237,9 +237,10 @@ func writeFile(t *testing.T, name, content string) string {
 	return path
 }
 
+// TestBadInput covers how the command reports what playground.Play refuses
+// (its unit tests cover each check) and its own flags: an input error exits
+// 2 naming the file, missing binaries exit 1, and nothing starts.
 func TestBadInput(t *testing.T) {
-	badScenario := writeFile(t, "bad-scenario.yaml", "nodes:\n  - name: a\n  - name: b\n    allocatable: {pods: many}\n")
-	unknownField := writeFile(t, "unknown-field.yaml", "nodes:\n  - name: a\n    lables: {x: y}\n")
 	badMode := writeFile(t, "bad-mode.yaml", `apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 profiles:
@@ -248,31 +249,17 @@ profiles:
       - name: NodeLessPods
         args: {mode: Fewest}
 `)
-	badArgsField := writeFile(t, "bad-args.yaml", strings.Replace(mustRead(t, shippedConfig), "ignoreDaemonSetPods: true", "ignoreDaemonSetPod: true", 1))
-	badConfigField := writeFile(t, "bad-config.yaml", mustRead(t, shippedConfig)+"parallelism: 0\n")
 	tests := []struct {
 		name     string
 		args     []string
 		wantCode int
 		want     []string
 	}{
-		{name: "bad quantity", args: []string{"--config", shippedConfig, "--scenario", badScenario}, wantCode: 2,
-			want: []string{badScenario, "nodes[1].allocatable.pods", `"many"`}},
-		{name: "unknown scenario field", args: []string{"--config", shippedConfig, "--scenario", unknownField}, wantCode: 2,
-			want: []string{unknownField, `unknown field "nodes[0].lables"`}},
-		{name: "missing scenario", args: []string{"--config", shippedConfig, "--scenario", "nope.yaml"}, wantCode: 2, want: []string{"nope.yaml"}},
 		{name: "invalid plugin args", args: []string{"--config", badMode, "--scenario", tutorial}, wantCode: 2,
-			want: []string{badMode, "profiles[0].pluginConfig[0].args.mode", `Unsupported value: "Fewest"`}},
-		{name: "unknown plugin args field", args: []string{"--config", badArgsField, "--scenario", tutorial}, wantCode: 2,
-			want: []string{badArgsField, "NodeLessPods", `unknown field "ignoreDaemonSetPod"`}},
-		{name: "invalid config field", args: []string{"--config", badConfigField, "--scenario", tutorial}, wantCode: 2,
-			want: []string{badConfigField, "parallelism: Invalid value: 0"}},
-		{name: "scheduler name not in the config", args: []string{"--config", defaultProfile, "--scenario", writeFile(t, "other-scheduler.yaml",
-			"nodes: [{name: a}]\nobjects:\n- {kind: Pod, metadata: {name: p}, spec: {schedulerName: default-scheduler, containers: [{name: c, image: i}]}}\n")},
-			wantCode: 2, want: []string{"objects[0].spec.schedulerName", `"default-scheduler"`}},
+			want: []string{"playground: scheduler config " + badMode, "profiles[0].pluginConfig[0].args.mode", `Unsupported value: "Fewest"`}},
 		{name: "bad output", args: []string{"--output", "yaml"}, wantCode: 2, want: []string{"--output", `"yaml"`}},
 		{name: "missing binaries", args: []string{"--config", shippedConfig, "--scenario", tutorial, "--assets", t.TempDir()}, wantCode: 1,
-			want: []string{"etcd not found", "make envtest"}},
+			want: []string{"playground: etcd not found", "make envtest"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -286,6 +273,9 @@ profiles:
 			if strings.Contains(stderr, "starting etcd") {
 				t.Errorf("the control plane started for bad input")
 			}
+			if strings.Contains(stderr, "logs (scheduler, etcd, kube-apiserver) kept in") {
+				t.Errorf("logs kept, but nothing ran")
+			}
 			for _, w := range tt.want {
 				if !strings.Contains(stderr, w) {
 					t.Errorf("stderr does not contain %q", w)
@@ -295,13 +285,31 @@ profiles:
 	}
 }
 
-func mustRead(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+// TestTimeout: when the wait times out, the command still prints what was
+// placed, exits 1 and keeps the logs.
+func TestTimeout(t *testing.T) {
+	code, out, stderr := runPlayground(t, "--config", shippedConfig, "--scenario", tutorial, "--timeout", "1ms", "--output", "json")
+	if code != 1 {
+		t.Errorf("exit code %d, want 1", code)
 	}
-	return string(data)
+	if r := decodeResult(t, out); len(r.Nodes) != 3 {
+		t.Errorf("result %+v, want the 3 nodes of the tutorial", r)
+	}
+	if !strings.Contains(stderr, "playground: not every pod was bound or found unschedulable within 1ms") {
+		t.Errorf("stderr does not report the timeout")
+	}
+	const kept = "logs (scheduler, etcd, kube-apiserver) kept in "
+	i := strings.Index(stderr, kept)
+	if i < 0 {
+		t.Fatalf("stderr does not say where the logs are")
+	}
+	dir := strings.TrimSpace(strings.SplitN(stderr[i+len(kept):], "\n", 2)[0])
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	for _, log := range []string{"playground.log", "run-1/etcd.log", "run-1/kube-apiserver.log"} {
+		if _, err := os.Stat(filepath.Join(dir, log)); err != nil {
+			t.Errorf("log %s not kept: %v", log, err)
+		}
+	}
 }
 
 // syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.

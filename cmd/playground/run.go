@@ -25,16 +25,13 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/textlogger"
 	crlog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/adminsched/scheduler-plugins/internal/localcluster"
 	"github.com/adminsched/scheduler-plugins/internal/playground"
 )
 
@@ -168,77 +165,52 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer closeLog()
 	ctx = klog.NewContext(ctx, logger)
 
-	// Every input is checked before anything starts.
 	configs := []string{o.config}
 	if o.compare != "" {
 		configs = append(configs, o.compare)
 	}
-	var prepared []*schedConfig
-	for i, c := range configs {
-		sc, err := prepareConfig(logger, c, filepath.Join(dir, fmt.Sprintf("run-%d", i+1)))
-		if err != nil {
-			fmt.Fprintf(stderr, "playground: %v\n", err)
-			return exitInput
-		}
-		prepared = append(prepared, sc)
-	}
-	var scenario *playground.Scenario
-	for _, sc := range prepared {
-		if scenario, err = playground.Load(o.scenario, sc.profiles); err != nil {
-			fmt.Fprintf(stderr, "playground: invalid scenario:\n%v\n", err)
-			return exitInput
-		}
-	}
-
-	if err := localcluster.CheckAssets(o.assets); err != nil {
-		fmt.Fprintf(stderr, "playground: %v\n", err)
-		return exitFailure
-	}
-
-	failed := func(err error) int {
-		var se *setupError
-		if errors.As(err, &se) {
-			fmt.Fprintf(stderr, "playground: %v\n", err)
-			return exitInput
-		}
-		keepDir = true
-		fmt.Fprintf(stderr, "playground: %v\nlogs (scheduler, etcd, kube-apiserver) kept in %s\n", err, dir)
-		return exitFailure
-	}
-	var runs []playground.Run
+	session, err := playground.Play(ctx, playground.Options{
+		Assets:   o.assets,
+		Scenario: o.scenario,
+		Configs:  configs,
+		Timeout:  o.timeout,
+		WorkDir:  dir,
+		Progress: stderr,
+		Keep:     o.keep,
+	})
+	defer session.Stop()
 	code = exitOK
-	for i, sc := range prepared {
-		if len(prepared) > 1 {
-			fmt.Fprintf(stderr, "run %d/%d with %s\n", i+1, len(prepared), sc.source)
-		}
-		res, stop, err := runScenario(ctx, o, sc, scenario, stderr)
-		if res == nil {
-			if stop != nil {
-				stop()
-			}
-			return failed(err)
-		}
-		if err != nil {
-			// Timed out: show what was placed, then fail.
+	if err != nil {
+		var inputErr *playground.InputError
+		var assetsErr *playground.AssetsError
+		var timeoutErr *playground.TimeoutError
+		code = exitFailure
+		switch {
+		case errors.As(err, &assetsErr):
+			fmt.Fprintf(stderr, "playground: %v\n", err)
+		case errors.As(err, &inputErr):
+			fmt.Fprintf(stderr, "playground: %v\n", err)
+			code = exitInput
+			// A run that timed out before keeps its logs.
+			keepDir = errors.As(err, &timeoutErr)
+		default:
+			// A failed run, or runs that timed out: their logs stay.
 			keepDir = true
 			fmt.Fprintf(stderr, "playground: %v\nlogs (scheduler, etcd, kube-apiserver) kept in %s\n", err, dir)
-			code = exitFailure
 		}
-		runs = append(runs, playground.Run{Config: sc.source, Result: *res})
-		if o.keep && i == len(prepared)-1 {
-			defer stop()
-		} else {
-			stop()
+		if session == nil {
+			return code
 		}
+		// Timed out: show what was placed, then fail.
 	}
 
-	if err := writeOutput(stdout, o.output, runs); err != nil {
+	if err := writeOutput(stdout, o.output, session.Runs); err != nil {
 		fmt.Fprintf(stderr, "playground: writing the output: %v\n", err)
 		return exitFailure
 	}
 	if o.keep {
 		fmt.Fprintf(stderr, "\nthe control plane and the scheduler stay up until Ctrl-C; try:\n  kubectl --kubeconfig %s get pods -A -o wide\n",
-			prepared[len(prepared)-1].kubeconfig)
+			session.Kubeconfig)
 		<-ctx.Done()
 		fmt.Fprintln(stderr, "stopping")
 	}
@@ -256,65 +228,4 @@ func writeOutput(w io.Writer, format string, runs []playground.Run) error {
 	default:
 		return playground.WriteCompareText(w, runs)
 	}
-}
-
-// runScenario starts a control plane and the scheduler, applies the
-// scenario and waits. It returns the result (also on a timeout, with the
-// timeout as error), and stop, which stops the scheduler and the control
-// plane, whenever the control plane started.
-func runScenario(ctx context.Context, o *flags, sc *schedConfig, s *playground.Scenario, stderr io.Writer) (*playground.Result, func(), error) {
-	logger := klog.FromContext(ctx)
-	fmt.Fprintf(stderr, "starting etcd and kube-apiserver from %s\n", o.assets)
-	cp, err := localcluster.Start(o.assets, filepath.Dir(sc.path))
-	if err != nil {
-		return nil, nil, err
-	}
-	var stops []func()
-	stop := func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
-		stops = nil
-	}
-	stops = append(stops, func() {
-		if err := cp.Stop(); err != nil {
-			logger.Error(err, "Stopping the control plane")
-		}
-	})
-	if err := os.WriteFile(sc.kubeconfig, cp.KubeConfig, 0o600); err != nil {
-		return nil, stop, err
-	}
-	client, err := kubernetes.NewForConfig(cp.Config)
-	if err != nil {
-		return nil, stop, err
-	}
-	a := &playground.Applier{Client: client, SchedulerName: sc.profiles[0], Progress: stderr}
-	if err := a.CreateNodes(ctx, s); err != nil {
-		return nil, stop, err
-	}
-	fmt.Fprintf(stderr, "starting the scheduler from %s (profiles: %s)\n", sc.source, strings.Join(sc.profiles, ", "))
-	rs, err := startScheduler(ctx, sc)
-	if err != nil {
-		return nil, stop, err
-	}
-	stops = append(stops, rs.Stop)
-
-	wctx, cancel := context.WithTimeout(ctx, o.timeout)
-	defer cancel()
-	refs, err := a.Apply(wctx, s)
-	if err == nil {
-		err = a.Wait(wctx, refs)
-	}
-	if err != nil && (ctx.Err() != nil || wctx.Err() == nil) {
-		// Interrupted, or a failure that is not the timeout.
-		return nil, stop, err
-	}
-	if err != nil {
-		err = fmt.Errorf("not every pod was bound or found unschedulable within %v: %w", o.timeout, err)
-	}
-	res, cerr := playground.Collect(ctx, client, s.NodeNames(), refs)
-	if cerr != nil {
-		return nil, stop, errors.Join(err, cerr)
-	}
-	return &res, stop, err
 }
