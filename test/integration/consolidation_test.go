@@ -203,9 +203,9 @@ func TestConsolidation(t *testing.T) {
 			}
 			tc.createBoundPods(existing...)
 			tc.createService("web")
-			names := tc.createReplicaSetPods("web", replicas, func(pod *v1.Pod) {
-				pod.Spec.SchedulerName = tt.schedulerName
-				pod.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("1")
+			names := tc.createReplicaSetPods("web", replicas, func(t *v1.PodTemplateSpec) {
+				t.Spec.SchedulerName = tt.schedulerName
+				t.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("1")
 			})
 			// Started once the Service and the ReplicaSet exist, so that its
 			// informers hold them when it scores the first replica.

@@ -229,8 +229,8 @@ func (tc *testContext) schedulerArgs(in *installation, config string) ([]string,
 
 // scheduleExamples creates manifests/examples in the test's namespace and
 // waits for every pod to be bound, spread over nodes by at most one. The
-// Deployment's pods are created as a ReplicaSet would (no controller runs
-// here).
+// Deployment's ReplicaSet and pods are created as the controllers would (no
+// controller runs here).
 func (tc *testContext) scheduleExamples(nodes []string) {
 	tc.t.Helper()
 	var podNames []string
@@ -252,10 +252,7 @@ func (tc *testContext) scheduleExamples(nodes []string) {
 			if d.Spec.Template.Spec.SchedulerName != schedulerName {
 				tc.t.Errorf("example Deployment %s uses scheduler %q, want %q", d.Name, d.Spec.Template.Spec.SchedulerName, schedulerName)
 			}
-			podNames = append(podNames, tc.createReplicaSetPods(d.Name, int(ptr.Deref(d.Spec.Replicas, 1)), func(p *v1.Pod) {
-				p.Labels = d.Spec.Template.Labels
-				p.Spec = *d.Spec.Template.Spec.DeepCopy()
-			})...)
+			podNames = append(podNames, tc.createDeploymentPods(&d)...)
 		}
 	}
 	if len(podNames) != 7 {

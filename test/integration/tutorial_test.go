@@ -17,48 +17,10 @@ limitations under the License.
 package integration
 
 import (
-	"fmt"
 	"testing"
 
-	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 )
-
-// createReplicaSetPods creates a ReplicaSet object and, since no controller
-// runs here, its replicas as pods it controls, all at once.
-func (tc *testContext) createReplicaSetPods(name string, replicas int, mutate func(*v1.Pod)) []string {
-	tc.t.Helper()
-	labels := map[string]string{"app": name}
-	rs := &appsv1.ReplicaSet{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: tc.ns},
-		Spec: appsv1.ReplicaSetSpec{
-			Replicas: ptr.To(int32(replicas)),
-			Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: v1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       tc.makePod("template").Spec,
-			},
-		},
-	}
-	rs, err := adminClient.AppsV1().ReplicaSets(tc.ns).Create(tc.ctx, rs, metav1.CreateOptions{})
-	if err != nil {
-		tc.t.Fatalf("creating ReplicaSet %s: %v", name, err)
-	}
-	var names []string
-	for i := range replicas {
-		pod := tc.makePod(fmt.Sprintf("%s-%d", name, i))
-		pod.Labels = map[string]string{"app": name}
-		pod.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(rs, appsv1.SchemeGroupVersion.WithKind("ReplicaSet"))}
-		if mutate != nil {
-			mutate(pod)
-		}
-		tc.createPod(pod)
-		names = append(names, pod.Name)
-	}
-	return names
-}
 
 // TestTutorialScenario is the tutorial's walk-through: on 3 nodes, test-pod-1
 // and test-pod-2 land on different nodes, then the 5 replicas of a Deployment

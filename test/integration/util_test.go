@@ -29,6 +29,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -180,6 +181,57 @@ func (tc *testContext) createPod(pod *v1.Pod) *v1.Pod {
 		tc.t.Fatalf("creating pod %s/%s: %v", pod.Namespace, pod.Name, err)
 	}
 	return created
+}
+
+// createReplicaSetPods creates a ReplicaSet of replicas pods like makePod's,
+// labelled app=name, and its pods, name-0, name-1..., all at once.
+// mutate, when set, edits the pod template first.
+func (tc *testContext) createReplicaSetPods(name string, replicas int, mutate func(*v1.PodTemplateSpec)) []string {
+	tc.t.Helper()
+	labels := map[string]string{"app": name}
+	template := v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: tc.makePod("template").Spec}
+	if mutate != nil {
+		mutate(&template)
+	}
+	return tc.createReplicaSet(&appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: tc.ns},
+		Spec: appsv1.ReplicaSetSpec{
+			Replicas: ptr.To(int32(replicas)),
+			Selector: &metav1.LabelSelector{MatchLabels: maps.Clone(labels)},
+			Template: template,
+		},
+	})
+}
+
+// createDeploymentPods creates d in the test's namespace, the ReplicaSet
+// the Deployment controller would make for it and that ReplicaSet's pods,
+// as the playground does (playground.ReplicaSetFor).
+func (tc *testContext) createDeploymentPods(d *appsv1.Deployment) []string {
+	tc.t.Helper()
+	d = d.DeepCopy()
+	d.Namespace = tc.ns
+	created, err := adminClient.AppsV1().Deployments(tc.ns).Create(tc.ctx, d, metav1.CreateOptions{})
+	if err != nil {
+		tc.t.Fatalf("creating Deployment %s: %v", d.Name, err)
+	}
+	return tc.createReplicaSet(playground.ReplicaSetFor(created))
+}
+
+// createReplicaSet creates rs and, since no controller runs here, the pods
+// it controls, as the playground does (playground.OwnedPods); it returns
+// their names.
+func (tc *testContext) createReplicaSet(rs *appsv1.ReplicaSet) []string {
+	tc.t.Helper()
+	created, err := adminClient.AppsV1().ReplicaSets(rs.Namespace).Create(tc.ctx, rs, metav1.CreateOptions{})
+	if err != nil {
+		tc.t.Fatalf("creating ReplicaSet %s: %v", rs.Name, err)
+	}
+	var names []string
+	for _, pod := range playground.OwnedPods(created, schedulerName) {
+		tc.createPod(pod)
+		names = append(names, pod.Name)
+	}
+	return names
 }
 
 // waitScheduled waits until every named pod of the test's namespace is bound
