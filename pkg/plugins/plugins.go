@@ -23,6 +23,7 @@ import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 
 	"github.com/adminsched/scheduler-plugins/pkg/nodelesspods"
+	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy"
 )
 
 // Options returns one app.WithPlugin per plugin. Adding a plugin to the binary
@@ -30,5 +31,6 @@ import (
 func Options() []app.Option {
 	return []app.Option{
 		app.WithPlugin(nodelesspods.Name, nodelesspods.New),
+		app.WithPlugin(placementpolicy.Name, placementpolicy.New),
 	}
 }

@@ -1,0 +1,93 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package placementpolicy
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+)
+
+// stateKey is where PreFilter leaves the pod's rules for Filter and PreScore.
+const stateKey fwk.StateKey = Name
+
+// skip is the status of a pod no rule applies to. It is shared: the framework
+// only reads a Skip status, and the no-rule path must not allocate.
+var skip = fwk.NewStatus(fwk.Skip)
+
+// PreFilter finds the rules that apply to the pod, once per cycle. Without a
+// Require rule, Filter has nothing to do: it returns Skip.
+func (pl *PlacementPolicy) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	s, err := pl.rulesFor(pod)
+	if err != nil {
+		return nil, fwk.AsStatus(err)
+	}
+	if s.empty() {
+		return nil, skip
+	}
+	state.Write(stateKey, s)
+	if len(s.required) == 0 {
+		return nil, skip
+	}
+	if logger := klog.FromContext(ctx).V(5); logger.Enabled() {
+		logger.Info("Placement rules apply", "pod", klog.KObj(pod), "rules", s)
+	}
+	return nil, nil
+}
+
+// PreFilterExtensions returns nil: the pod's rules do not depend on the other
+// pods of the cycle.
+func (pl *PlacementPolicy) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
+
+// Filter admits a node only when it matches every Require rule of the pod,
+// and names the first rule it does not match. Preemption cannot change node
+// labels, so the rejection is unresolvable.
+func (pl *PlacementPolicy) Filter(_ context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) *fwk.Status {
+	node := nodeInfo.Node()
+	if node == nil {
+		return fwk.NewStatus(fwk.Error, "node not found")
+	}
+	s, err := pl.cycleRules(state, pod)
+	if err != nil {
+		return fwk.AsStatus(err)
+	}
+	if s.empty() {
+		return nil
+	}
+	if ok, r := s.admits(node); !ok {
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, r.reason)
+	}
+	return nil
+}
+
+// cycleRules returns the rules PreFilter found, or finds them when PreFilter
+// did not run (a profile may disable it) or found none.
+func (pl *PlacementPolicy) cycleRules(state fwk.CycleState, pod *v1.Pod) (*podRules, error) {
+	if state != nil {
+		if d, err := state.Read(stateKey); err == nil {
+			s, ok := d.(*podRules)
+			if !ok {
+				return nil, fmt.Errorf("%s: cycle state holds %T", Name, d)
+			}
+			return s, nil
+		}
+	}
+	return pl.rulesFor(pod)
+}

@@ -1,0 +1,201 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package placementpolicy implements PlacementPolicy, a Filter and Score
+// plugin that applies placement rules an operator sets once in the profile:
+// the pods a rule selects (by namespace, namespace labels and pod labels) may
+// only run on, or prefer, the nodes its node selector matches. See README.md
+// in this folder.
+package placementpolicy
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/adminsched/scheduler-plugins/apis/config"
+	// Registers PlacementPolicyArgs with the scheduler's config scheme for
+	// every scheduler build that imports this plugin.
+	_ "github.com/adminsched/scheduler-plugins/apis/config/scheme"
+	configv1 "github.com/adminsched/scheduler-plugins/apis/config/v1"
+	"github.com/adminsched/scheduler-plugins/apis/config/validation"
+)
+
+// Name is the plugin's name in a KubeSchedulerConfiguration profile.
+const Name = config.PlacementPolicyName
+
+// PlacementPolicy filters and scores nodes by the placement rules of its args.
+type PlacementPolicy struct {
+	rules []*rule
+	// excluded namespaces and DaemonSet pods are exempt from every rule.
+	excluded        sets.Set[string]
+	ignoreDaemonSet bool
+	// namespaces is set only when a rule has a namespaceSelector.
+	namespaces corelisters.NamespaceLister
+}
+
+var (
+	_ fwk.PreFilterPlugin   = &PlacementPolicy{}
+	_ fwk.FilterPlugin      = &PlacementPolicy{}
+	_ fwk.PreScorePlugin    = &PlacementPolicy{}
+	_ fwk.ScorePlugin       = &PlacementPolicy{}
+	_ fwk.ScoreExtensions   = &PlacementPolicy{}
+	_ fwk.SignPlugin        = &PlacementPolicy{}
+	_ fwk.EnqueueExtensions = &PlacementPolicy{}
+)
+
+// New builds the plugin from its internal args (defaults apply when obj is
+// nil). It reads namespaces through the scheduler's informers only when a
+// rule selects pods by namespace labels.
+func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+	args, err := argsFrom(obj)
+	if err != nil {
+		return nil, err
+	}
+	if err := validation.ValidatePluginArgs(nil, Name, args); err != nil {
+		return nil, fmt.Errorf("invalid %s args: %w", Name, err)
+	}
+	pl := &PlacementPolicy{
+		excluded:        sets.New(args.ExcludedNamespaces...),
+		ignoreDaemonSet: args.IgnoreDaemonSetPods,
+	}
+	needNamespaces := false
+	for i := range args.Rules {
+		r, err := compileRule(&args.Rules[i])
+		if err != nil {
+			return nil, fmt.Errorf("invalid %s args: %w", Name, err)
+		}
+		pl.rules = append(pl.rules, r)
+		needNamespaces = needNamespaces || r.namespaceSelector != nil
+	}
+	if needNamespaces {
+		if h == nil || h.SharedInformerFactory() == nil {
+			return nil, fmt.Errorf("%s needs the scheduler's informers to read namespace labels", Name)
+		}
+		pl.namespaces = h.SharedInformerFactory().Core().V1().Namespaces().Lister()
+	}
+	klog.FromContext(ctx).V(2).Info("Plugin initialized", "plugin", Name, "rules", len(pl.rules),
+		"ignoreDaemonSetPods", args.IgnoreDaemonSetPods, "excludedNamespaces", args.ExcludedNamespaces)
+	return pl, nil
+}
+
+func argsFrom(obj runtime.Object) (*config.PlacementPolicyArgs, error) {
+	if obj == nil {
+		return defaultArgs(), nil
+	}
+	args, ok := obj.(*config.PlacementPolicyArgs)
+	if !ok {
+		return nil, fmt.Errorf("want args of type PlacementPolicyArgs, got %T", obj)
+	}
+	if args == nil {
+		return defaultArgs(), nil
+	}
+	return args, nil
+}
+
+// defaultArgs returns the internal args of a profile that enables the plugin
+// without a pluginConfig entry (no rules), derived from the v1 defaulter.
+func defaultArgs() *config.PlacementPolicyArgs {
+	var in configv1.PlacementPolicyArgs
+	configv1.SetObjectDefaults_PlacementPolicyArgs(&in)
+	out := &config.PlacementPolicyArgs{}
+	// The generated conversion cannot fail for these types.
+	_ = configv1.Convert_v1_PlacementPolicyArgs_To_config_PlacementPolicyArgs(&in, out, nil)
+	return out
+}
+
+// Name returns the plugin's name.
+func (pl *PlacementPolicy) Name() string { return Name }
+
+// exempt reports whether no rule may apply to pod.
+func (pl *PlacementPolicy) exempt(pod *v1.Pod) bool {
+	if pl.excluded.Has(pod.Namespace) {
+		return true
+	}
+	if pl.ignoreDaemonSet {
+		owner := metav1.GetControllerOfNoCopy(pod)
+		return owner != nil && owner.Kind == "DaemonSet" && owner.APIVersion == "apps/v1"
+	}
+	return false
+}
+
+// namespaceLabels returns the labels of pod's namespace, or nil when no rule
+// reads them.
+func (pl *PlacementPolicy) namespaceLabels(pod *v1.Pod) (labels.Labels, error) {
+	if pl.namespaces == nil {
+		return nil, nil
+	}
+	ns, err := pl.namespaces.Get(pod.Namespace)
+	if err != nil {
+		return nil, fmt.Errorf("reading the labels of namespace %q: %w", pod.Namespace, err)
+	}
+	return labels.Set(ns.Labels), nil
+}
+
+// rulesFor returns the rules that apply to pod, nil when none does. It does
+// not allocate unless a rule applies.
+func (pl *PlacementPolicy) rulesFor(pod *v1.Pod) (*podRules, error) {
+	if len(pl.rules) == 0 || pl.exempt(pod) {
+		return nil, nil
+	}
+	nsLabels, err := pl.namespaceLabels(pod)
+	if err != nil {
+		return nil, err
+	}
+	return pl.rulesWith(pod, nsLabels), nil
+}
+
+// rulesWith is rulesFor with the namespace's labels given.
+func (pl *PlacementPolicy) rulesWith(pod *v1.Pod, nsLabels labels.Labels) *podRules {
+	var s *podRules
+	for _, r := range pl.rules {
+		if !r.selects(pod, nsLabels) {
+			continue
+		}
+		if s == nil {
+			s = &podRules{}
+		}
+		if r.require {
+			s.required = append(s.required, r)
+		} else {
+			s.preferred = append(s.preferred, r)
+		}
+	}
+	return s
+}
+
+// signatureKey names the plugin's signature fragment: the sorted names of
+// the rules that apply to the pod.
+const signatureKey = "PlacementPolicy.rulesFor()"
+
+// SignPod signs a pod with the names of the rules that apply to it: pods
+// with the same rules get the same filter and score results, so the profile
+// keeps opportunistic batching.
+func (pl *PlacementPolicy) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
+	s, err := pl.rulesFor(pod)
+	if err != nil {
+		return nil, fwk.AsStatus(err)
+	}
+	return []fwk.SignFragment{{Key: signatureKey, Value: s.names()}}, nil
+}

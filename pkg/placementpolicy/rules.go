@@ -1,0 +1,148 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package placementpolicy
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/sets"
+	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/adminsched/scheduler-plugins/apis/config"
+)
+
+// rule is a placement rule compiled from the args.
+type rule struct {
+	name string
+	// namespaces, namespaceSelector and podSelector are nil when the rule does
+	// not select pods by them.
+	namespaces        sets.Set[string]
+	namespaceSelector labels.Selector
+	podSelector       labels.Selector
+	nodes             labels.Selector
+	require           bool
+	weight            int64
+	// reason is the rejection a Require rule gives a node it does not match,
+	// built once so that Filter does not format it per node.
+	reason string
+}
+
+// ErrReasonFormat is the rejection of a node that a Require rule does not
+// match, with the rule's name.
+const ErrReasonFormat = "node(s) didn't match placement rule %q"
+
+func compileRule(r *config.PlacementRule) (*rule, error) {
+	c := &rule{
+		name:    r.Name,
+		require: r.Action == config.PlacementRequire,
+		weight:  int64(r.Weight),
+		reason:  fmt.Sprintf(ErrReasonFormat, r.Name),
+	}
+	if len(r.Namespaces) > 0 {
+		c.namespaces = sets.New(r.Namespaces...)
+	}
+	var err error
+	if r.NamespaceSelector != nil {
+		if c.namespaceSelector, err = metav1.LabelSelectorAsSelector(r.NamespaceSelector); err != nil {
+			return nil, fmt.Errorf("rule %q: namespaceSelector: %w", r.Name, err)
+		}
+	}
+	if r.PodSelector != nil {
+		if c.podSelector, err = metav1.LabelSelectorAsSelector(r.PodSelector); err != nil {
+			return nil, fmt.Errorf("rule %q: podSelector: %w", r.Name, err)
+		}
+	}
+	if c.nodes, err = metav1.LabelSelectorAsSelector(r.NodeSelector); err != nil {
+		return nil, fmt.Errorf("rule %q: nodeSelector: %w", r.Name, err)
+	}
+	return c, nil
+}
+
+// selects reports whether the rule applies to pod, whose namespace carries
+// nsLabels (read only when the rule has a namespaceSelector).
+func (r *rule) selects(pod *v1.Pod, nsLabels labels.Labels) bool {
+	if r.namespaces != nil && !r.namespaces.Has(pod.Namespace) {
+		return false
+	}
+	if r.podSelector != nil && !r.podSelector.Matches(labels.Set(pod.Labels)) {
+		return false
+	}
+	return r.namespaceSelector == nil || r.namespaceSelector.Matches(nsLabels)
+}
+
+// podRules are the rules that apply to one pod, in the order of the args.
+type podRules struct {
+	required  []*rule
+	preferred []*rule
+}
+
+// Clone returns the same state: it depends on the pod only, never on what the
+// cycle adds to or removes from nodes.
+func (s *podRules) Clone() fwk.StateData { return s }
+
+func (s *podRules) empty() bool { return s == nil || len(s.required)+len(s.preferred) == 0 }
+
+// names returns the names of the rules, sorted: the pod's signature
+// fragment, and how logs and tests name a rule set.
+func (s *podRules) names() []string {
+	if s.empty() {
+		return nil
+	}
+	names := make([]string, 0, len(s.required)+len(s.preferred))
+	for _, r := range s.required {
+		names = append(names, r.name)
+	}
+	for _, r := range s.preferred {
+		names = append(names, r.name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// admits reports whether node matches every required rule, and the first rule
+// it does not match otherwise.
+func (s *podRules) admits(node *v1.Node) (bool, *rule) {
+	set := labels.Set(node.Labels)
+	for _, r := range s.required {
+		if !r.nodes.Matches(set) {
+			return false, r
+		}
+	}
+	return true, nil
+}
+
+// preference is the raw score of node: the summed weights of the preferred
+// rules it matches.
+func (s *podRules) preference(node *v1.Node) int64 {
+	set := labels.Set(node.Labels)
+	var sum int64
+	for _, r := range s.preferred {
+		if r.nodes.Matches(set) {
+			sum += r.weight
+		}
+	}
+	return sum
+}
+
+func (s *podRules) String() string {
+	return "[" + strings.Join(s.names(), " ") + "]"
+}
