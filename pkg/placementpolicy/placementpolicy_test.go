@@ -135,8 +135,8 @@ func TestNew(t *testing.T) {
 		{name: "rules", args: testArgs(nil)},
 		{name: "wrong type", args: &config.NodeLessPodsArgs{}, wantErr: "want args of type PlacementPolicyArgs, got *config.NodeLessPodsArgs"},
 		{
-			name: "invalid args name the field",
-			args: testArgs(func(a *config.PlacementPolicyArgs) { a.Rules[3].Weight = 0 }),
+			name:    "invalid args name the field",
+			args:    testArgs(func(a *config.PlacementPolicyArgs) { a.Rules[3].Weight = 0 }),
 			wantErr: `invalid PlacementPolicy args: rules[3].weight: Invalid value: 0: must be in the range 1-100`,
 		},
 	}
