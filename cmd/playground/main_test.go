@@ -84,12 +84,23 @@ func nodeOf(r playground.Result) map[string]string {
 	return m
 }
 
+// TestTutorial is the tutorial end to end, as README.md and make demo run it:
+// the shipped config on examples/scenarios/tutorial.yaml. On 3 nodes,
+// test-pod-1 and test-pod-2 (each bound before the next object is created)
+// land on different nodes, then the 5 replicas of the Deployment spread so
+// that no two nodes differ by more than one pod, replicas alone or all pods.
+// TestKeep checks the text output of the same run.
 func TestTutorial(t *testing.T) {
 	code, out, _ := runPlayground(t, "--config", shippedConfig, "--scenario", tutorial, "--output", "json")
 	if code != 0 {
 		t.Fatalf("exit code %d, want 0", code)
 	}
 	r := decodeResult(t, out)
+	for _, p := range r.Pods {
+		if p.Node == "" {
+			t.Errorf("pod %s not bound: %s", p.Name, p.Reason)
+		}
+	}
 	nodes := nodeOf(r)
 	if nodes["test-pod-1"] == "" || nodes["test-pod-1"] == nodes["test-pod-2"] {
 		t.Errorf("test-pod-1 on %q, test-pod-2 on %q: want two different nodes", nodes["test-pod-1"], nodes["test-pod-2"])
@@ -112,18 +123,8 @@ func TestTutorial(t *testing.T) {
 	if n != 5 || playground.Spread(counts) > 1 {
 		t.Errorf("replicas per node %v (%d replicas): want 5 with a spread of at most 1", replicas, n)
 	}
-	if len(r.Nodes) != 3 || r.Spread > 1 {
-		t.Errorf("nodes %v spread %d: want 3 nodes, spread at most 1", r.Nodes, r.Spread)
-	}
-
-	code, text, _ := runPlayground(t, "--config", shippedConfig, "--scenario", tutorial)
-	if code != 0 {
-		t.Fatalf("text mode: exit code %d, want 0", code)
-	}
-	for _, want := range []string{"pods per node:", "tutorial-1  █", "tutorial-3  █", "default/test-pod-1", "-> tutorial-", "spread (max-min pods per node): 1\n"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("text output does not contain %q:\n%s", want, text)
-		}
+	if len(r.Pods) != 7 || len(r.Nodes) != 3 || r.Spread > 1 {
+		t.Errorf("%d pods, nodes %v, spread %d: want 7 pods on 3 nodes, spread at most 1", len(r.Pods), r.Nodes, r.Spread)
 	}
 }
 
@@ -330,6 +331,9 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// TestKeep runs the tutorial with --keep and the text output: the result is
+// printed, the control plane stays up with a kubectl hint until Ctrl-C, and
+// everything is gone after.
 func TestKeep(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -356,8 +360,11 @@ func TestKeep(t *testing.T) {
 	if data, err := os.ReadFile(fields[2]); err != nil || !strings.Contains(string(data), "server:") {
 		t.Errorf("kubeconfig %s: %v, content %q", fields[2], err, data)
 	}
-	if !strings.Contains(stdout.String(), "spread (max-min pods per node)") {
-		t.Errorf("the result was not printed before waiting:\n%s", stdout.String())
+	// The tutorial's result, in text, printed before waiting.
+	for _, want := range []string{"pods per node:", "tutorial-1  █", "tutorial-3  █", "default/test-pod-1", "-> tutorial-", "spread (max-min pods per node): 1\n"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("the text output printed before waiting does not contain %q:\n%s", want, stdout.String())
+		}
 	}
 	cancel() // Ctrl-C
 	select {
