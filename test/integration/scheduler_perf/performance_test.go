@@ -23,12 +23,16 @@ import (
 	perf "k8s.io/kubernetes/test/integration/scheduler_perf"
 
 	"github.com/adminsched/scheduler-plugins/pkg/nodelesspods"
+	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy"
 )
 
 const configFile = "performance-config.yaml"
 
 // registry is what our scheduler build adds to the in-tree plugins.
-var registry = frameworkruntime.Registry{nodelesspods.Name: nodelesspods.New}
+var registry = frameworkruntime.Registry{
+	nodelesspods.Name:    nodelesspods.New,
+	placementpolicy.Name: placementpolicy.New,
+}
 
 // BenchmarkPerfScheduling runs the workloads that -perf-scheduling-label-filter
 // selects (default "performance": 500Nodes and 5000Nodes) under every profile.
