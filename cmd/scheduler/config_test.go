@@ -547,6 +547,23 @@ func TestSignPod(t *testing.T) {
 			wantSignature: true,
 		},
 		{
+			// The pod matches a Require rule: PlacementPolicy signs it with
+			// the rule's name.
+			name: "PlacementPolicy keeps signatures",
+			configFile: func(t *testing.T) string {
+				return writeConfig(t, signingConfig(`      - name: PlacementPolicy
+`+noDefaultSpreading+`  - name: PlacementPolicy
+    args:
+      rules:
+      - name: default-namespace
+        namespaces: [default]
+        nodeSelector: {matchLabels: {disk: ssd}}
+        action: Require
+`))
+			},
+			wantSignature: true,
+		},
+		{
 			name: "a score plugin with SignPod keeps signatures",
 			configFile: func(t *testing.T) string {
 				return writeConfig(t, signingConfig(withScorePlugin(signedScore{}.Name())+noDefaultSpreading))
