@@ -26,6 +26,7 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
 	"github.com/adminsched/scheduler-plugins/pkg/nodelesspods"
+	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy"
 )
 
 func TestNewCommandFlags(t *testing.T) {
@@ -61,11 +62,13 @@ func TestOutOfTreePlugins(t *testing.T) {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	if diff := cmp.Diff([]string{nodelesspods.Name}, names); diff != "" {
+	if diff := cmp.Diff([]string{nodelesspods.Name, placementpolicy.Name}, names); diff != "" {
 		t.Fatalf("out-of-tree plugins (-want, +got):\n%s", diff)
 	}
-	if got, want := reflect.ValueOf(registry[nodelesspods.Name]).Pointer(), reflect.ValueOf(nodelesspods.New).Pointer(); got != want {
-		t.Errorf("the %s factory is not nodelesspods.New", nodelesspods.Name)
+	for name, factory := range map[string]any{nodelesspods.Name: nodelesspods.New, placementpolicy.Name: placementpolicy.New} {
+		if got, want := reflect.ValueOf(registry[name]).Pointer(), reflect.ValueOf(factory).Pointer(); got != want {
+			t.Errorf("the %s factory is not its package's New", name)
+		}
 	}
 
 	// The scheduler merges the out-of-tree registry into the in-tree one and
