@@ -29,10 +29,9 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
-	// Registers NodeLessPodsArgs with the scheduler's config scheme for every
-	// scheduler build that imports this plugin.
-	_ "github.com/adminsched/scheduler-plugins/apis/config/scheme"
-	"github.com/adminsched/scheduler-plugins/apis/config/validation"
+	// Importing scheme registers NodeLessPodsArgs with the scheduler's config
+	// scheme for every scheduler build that imports this plugin.
+	"github.com/adminsched/scheduler-plugins/apis/config/scheme"
 	"github.com/adminsched/scheduler-plugins/pkg/nodelesspods/podcount"
 )
 
@@ -61,12 +60,9 @@ var (
 // nil). It registers no informer handlers: every count comes from the
 // scheduler's snapshot.
 func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
-	args, err := argsFrom(obj)
+	args, err := scheme.PluginArgs[*config.NodeLessPodsArgs](Name, obj)
 	if err != nil {
 		return nil, err
-	}
-	if err := validation.ValidatePluginArgs(nil, Name, args); err != nil {
-		return nil, fmt.Errorf("invalid %s args: %w", Name, err)
 	}
 	selector, err := newPodSelector(args)
 	if err != nil {
@@ -85,20 +81,6 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		"podSelector", args.PodSelector, "namespaces", args.Namespaces,
 		"ignoreDaemonSetPods", args.IgnoreDaemonSetPods, "relativeToCapacity", args.RelativeToCapacity)
 	return pl, nil
-}
-
-func argsFrom(obj runtime.Object) (*config.NodeLessPodsArgs, error) {
-	if obj == nil {
-		return defaultArgs(), nil
-	}
-	args, ok := obj.(*config.NodeLessPodsArgs)
-	if !ok {
-		return nil, fmt.Errorf("want args of type NodeLessPodsArgs, got %T", obj)
-	}
-	if args == nil {
-		return defaultArgs(), nil
-	}
-	return args, nil
 }
 
 // Name returns the plugin's name.

@@ -36,6 +36,7 @@ import (
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
+	"github.com/adminsched/scheduler-plugins/apis/config/scheme"
 )
 
 var daemonSetKind = schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "DaemonSet"}
@@ -462,4 +463,13 @@ func TestSignPodAndEvents(t *testing.T) {
 	if err != nil || len(events) != 0 {
 		t.Errorf("EventsToRegister() = %v, %v; want no events", events, err)
 	}
+}
+
+// defaultArgs returns the args of a profile without a pluginConfig entry.
+func defaultArgs() *config.NodeLessPodsArgs {
+	args, err := scheme.DefaultArgs(Name)
+	if err != nil {
+		panic(err)
+	}
+	return args.(*config.NodeLessPodsArgs)
 }

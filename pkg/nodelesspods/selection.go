@@ -23,7 +23,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
-	configv1 "github.com/adminsched/scheduler-plugins/apis/config/v1"
 )
 
 // podSelector decides which pods NodeLessPods counts, from the args.
@@ -64,16 +63,4 @@ func (s *podSelector) counts(pod *v1.Pod) bool {
 func ownedByDaemonSet(pod *v1.Pod) bool {
 	owner := metav1.GetControllerOfNoCopy(pod)
 	return owner != nil && owner.Kind == "DaemonSet" && owner.APIVersion == "apps/v1"
-}
-
-// defaultArgs returns the internal args a profile gets when it enables the
-// plugin without a pluginConfig entry, derived from the v1 defaulter so the two
-// cannot drift apart.
-func defaultArgs() *config.NodeLessPodsArgs {
-	var in configv1.NodeLessPodsArgs
-	configv1.SetObjectDefaults_NodeLessPodsArgs(&in)
-	out := &config.NodeLessPodsArgs{}
-	// The generated conversion cannot fail for these types.
-	_ = configv1.Convert_v1_NodeLessPodsArgs_To_config_NodeLessPodsArgs(&in, out, nil)
-	return out
 }

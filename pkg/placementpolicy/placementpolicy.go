@@ -35,11 +35,9 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
-	// Registers PlacementPolicyArgs with the scheduler's config scheme for
-	// every scheduler build that imports this plugin.
-	_ "github.com/adminsched/scheduler-plugins/apis/config/scheme"
-	configv1 "github.com/adminsched/scheduler-plugins/apis/config/v1"
-	"github.com/adminsched/scheduler-plugins/apis/config/validation"
+	// Importing scheme registers PlacementPolicyArgs with the scheduler's
+	// config scheme for every scheduler build that imports this plugin.
+	"github.com/adminsched/scheduler-plugins/apis/config/scheme"
 )
 
 // Name is the plugin's name in a KubeSchedulerConfiguration profile.
@@ -69,12 +67,9 @@ var (
 // nil). It reads namespaces through the scheduler's informers only when a
 // rule selects pods by namespace labels.
 func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
-	args, err := argsFrom(obj)
+	args, err := scheme.PluginArgs[*config.PlacementPolicyArgs](Name, obj)
 	if err != nil {
 		return nil, err
-	}
-	if err := validation.ValidatePluginArgs(nil, Name, args); err != nil {
-		return nil, fmt.Errorf("invalid %s args: %w", Name, err)
 	}
 	pl := &PlacementPolicy{
 		excluded:        sets.New(args.ExcludedNamespaces...),
@@ -98,31 +93,6 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	klog.FromContext(ctx).V(2).Info("Plugin initialized", "plugin", Name, "rules", len(pl.rules),
 		"ignoreDaemonSetPods", args.IgnoreDaemonSetPods, "excludedNamespaces", args.ExcludedNamespaces)
 	return pl, nil
-}
-
-func argsFrom(obj runtime.Object) (*config.PlacementPolicyArgs, error) {
-	if obj == nil {
-		return defaultArgs(), nil
-	}
-	args, ok := obj.(*config.PlacementPolicyArgs)
-	if !ok {
-		return nil, fmt.Errorf("want args of type PlacementPolicyArgs, got %T", obj)
-	}
-	if args == nil {
-		return defaultArgs(), nil
-	}
-	return args, nil
-}
-
-// defaultArgs returns the internal args of a profile that enables the plugin
-// without a pluginConfig entry (no rules), derived from the v1 defaulter.
-func defaultArgs() *config.PlacementPolicyArgs {
-	var in configv1.PlacementPolicyArgs
-	configv1.SetObjectDefaults_PlacementPolicyArgs(&in)
-	out := &config.PlacementPolicyArgs{}
-	// The generated conversion cannot fail for these types.
-	_ = configv1.Convert_v1_PlacementPolicyArgs_To_config_PlacementPolicyArgs(&in, out, nil)
-	return out
 }
 
 // Name returns the plugin's name.

@@ -35,6 +35,7 @@ import (
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
+	"github.com/adminsched/scheduler-plugins/apis/config/scheme"
 )
 
 const regionKey = "topology.kubernetes.io/region"
@@ -582,4 +583,13 @@ func TestDefaultArgs(t *testing.T) {
 	if diff := cmp.Diff(want, defaultArgs()); diff != "" {
 		t.Errorf("defaultArgs (-want +got):\n%s", diff)
 	}
+}
+
+// defaultArgs returns the args of a profile without a pluginConfig entry.
+func defaultArgs() *config.PlacementPolicyArgs {
+	args, err := scheme.DefaultArgs(Name)
+	if err != nil {
+		panic(err)
+	}
+	return args.(*config.PlacementPolicyArgs)
 }
