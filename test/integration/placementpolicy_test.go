@@ -37,29 +37,7 @@ const (
 // (next to the defaults) with the given weight and rules (YAML list items,
 // unindented).
 func placementConfig(weight int, rules string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, `apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: %q
-leaderElection:
-  leaderElect: false
-profiles:
-  - schedulerName: %s
-    plugins:
-      multiPoint:
-        enabled:
-          - name: PlacementPolicy
-            weight: %d
-    pluginConfig:
-      - name: PlacementPolicy
-        args:
-          rules:
-`, adminKubeconfig, schedulerName, weight)
-	for _, line := range strings.Split(strings.TrimSpace(rules), "\n") {
-		fmt.Fprintf(&b, "            %s\n", line)
-	}
-	return b.String()
+	return pluginConfig(adminKubeconfig, "PlacementPolicy", weight, "rules:\n"+rules)
 }
 
 // euResidency is a Require rule for the test's namespace.

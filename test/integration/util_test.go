@@ -297,6 +297,11 @@ func spread(counts map[string]int) int {
 // (YAML, one field per line, unindented). extraPlugins is YAML for more
 // multiPoint entries, one "- name: X" line each.
 func schedulerConfig(kubeconfig string, weight int, args string, extraPlugins ...string) string {
+	return pluginConfig(kubeconfig, "NodeLessPods", weight, args, extraPlugins...)
+}
+
+// pluginConfig is schedulerConfig for any plugin of ours.
+func pluginConfig(kubeconfig, plugin string, weight int, args string, extraPlugins ...string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
@@ -309,14 +314,14 @@ profiles:
     plugins:
       multiPoint:
         enabled:
-          - name: NodeLessPods
+          - name: %s
             weight: %d
-`, kubeconfig, schedulerName, weight)
+`, kubeconfig, schedulerName, plugin, weight)
 	for _, p := range extraPlugins {
 		fmt.Fprintf(&b, "          - name: %s\n", p)
 	}
 	if args != "" {
-		b.WriteString("    pluginConfig:\n      - name: NodeLessPods\n        args:\n")
+		fmt.Fprintf(&b, "    pluginConfig:\n      - name: %s\n        args:\n", plugin)
 		for _, line := range strings.Split(strings.TrimSpace(args), "\n") {
 			fmt.Fprintf(&b, "          %s\n", line)
 		}
