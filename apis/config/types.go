@@ -100,3 +100,27 @@ type PlacementRule struct {
 	// Weight is what a Prefer rule adds to the raw score of a node it matches.
 	Weight int32
 }
+
+// MaintenanceWindowName is the MaintenanceWindow plugin's name in a profile;
+// its args kind is MaintenanceWindowArgs.
+const MaintenanceWindowName = "MaintenanceWindow"
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// MaintenanceWindowArgs holds the arguments of the MaintenanceWindow plugin.
+type MaintenanceWindowArgs struct {
+	metav1.TypeMeta
+
+	// AnnotationKey is the node annotation that announces maintenance
+	// windows: RFC 3339 intervals START/END, comma-separated.
+	AnnotationKey string
+	// AvoidWithin rejects a node whose next window opens within this
+	// duration, as well as one whose window is open.
+	AvoidWithin metav1.Duration
+	// Horizon is how far ahead a window lowers a node's score.
+	Horizon metav1.Duration
+	// IgnoreDaemonSetPods exempts pods owned by a DaemonSet.
+	IgnoreDaemonSetPods bool
+	// ExemptPodSelector exempts the pods whose labels match. Nil exempts none.
+	ExemptPodSelector *metav1.LabelSelector
+}

@@ -18,8 +18,10 @@ package scheme
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
@@ -63,6 +65,11 @@ func TestDefaultArgsOfEveryPlugin(t *testing.T) {
 	for name, want := range map[string]runtime.Object{
 		config.NodeLessPodsName:    &config.NodeLessPodsArgs{Mode: config.NodeLessPodsLeastPods, IgnoreDaemonSetPods: true},
 		config.PlacementPolicyName: &config.PlacementPolicyArgs{IgnoreDaemonSetPods: true},
+		config.MaintenanceWindowName: &config.MaintenanceWindowArgs{
+			AnnotationKey:       "scheduling.adminsched.io/maintenance-window",
+			Horizon:             metav1.Duration{Duration: 24 * time.Hour},
+			IgnoreDaemonSetPods: true,
+		},
 	} {
 		got, err := DefaultArgs(name)
 		if err != nil {

@@ -18,6 +18,7 @@ package scheme
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -61,6 +62,8 @@ func TestSchemesKnowArgs(t *testing.T) {
 				{gvk: v1Kind, want: &configv1.NodeLessPodsArgs{}},
 				{gvk: config.SchemeGroupVersion.WithKind("PlacementPolicyArgs"), want: &config.PlacementPolicyArgs{}},
 				{gvk: configv1.SchemeGroupVersion.WithKind("PlacementPolicyArgs"), want: &configv1.PlacementPolicyArgs{}},
+				{gvk: config.SchemeGroupVersion.WithKind("MaintenanceWindowArgs"), want: &config.MaintenanceWindowArgs{}},
+				{gvk: configv1.SchemeGroupVersion.WithKind("MaintenanceWindowArgs"), want: &configv1.MaintenanceWindowArgs{}},
 			} {
 				got, err := tc.scheme.New(tt.gvk)
 				if err != nil {
@@ -151,6 +154,42 @@ profiles:
 				IgnoreDaemonSetPods: true,
 				ExcludedNamespaces:  []string{"kube-system"},
 			},
+		},
+		{
+			name: "maintenance window durations are decoded",
+			yaml: `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: custom-scheduler
+  pluginConfig:
+  - name: MaintenanceWindow
+    args:
+      avoidWithin: 30m
+      exemptPodSelector: {matchLabels: {app: kured}}
+`,
+			plugin: "MaintenanceWindow",
+			want: &config.MaintenanceWindowArgs{
+				AnnotationKey:       "scheduling.adminsched.io/maintenance-window",
+				AvoidWithin:         metav1.Duration{Duration: 30 * time.Minute},
+				Horizon:             metav1.Duration{Duration: 24 * time.Hour},
+				IgnoreDaemonSetPods: true,
+				ExemptPodSelector:   &metav1.LabelSelector{MatchLabels: map[string]string{"app": "kured"}},
+			},
+		},
+		{
+			// metav1.Duration's decoder reports the value, not the field:
+			// the plugin and the value are what the message names.
+			name: "a malformed duration names the plugin and the value",
+			yaml: `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: custom-scheduler
+  pluginConfig:
+  - name: MaintenanceWindow
+    args:
+      horizon: one day
+`,
+			wantErr: `decoding .profiles[0].pluginConfig[0]: decoding args for plugin MaintenanceWindow: time: invalid duration "one day"`,
 		},
 		{
 			name: "unknown field in a placement rule",

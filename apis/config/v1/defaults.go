@@ -17,8 +17,15 @@ limitations under the License.
 package v1
 
 import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 )
+
+// DefaultMaintenanceWindowAnnotation is the node annotation MaintenanceWindow
+// reads unless its args name another.
+const DefaultMaintenanceWindowAnnotation = "scheduling.adminsched.io/maintenance-window"
 
 // SetDefaults_NodeLessPodsArgs fills the optional fields that have a default.
 func SetDefaults_NodeLessPodsArgs(obj *NodeLessPodsArgs) {
@@ -42,5 +49,21 @@ func SetDefaults_PlacementPolicyArgs(obj *PlacementPolicyArgs) {
 		if obj.Rules[i].Action == PlacementPrefer && obj.Rules[i].Weight == nil {
 			obj.Rules[i].Weight = ptr.To[int32](1)
 		}
+	}
+}
+
+// SetDefaults_MaintenanceWindowArgs sets the defaults of MaintenanceWindowArgs.
+func SetDefaults_MaintenanceWindowArgs(obj *MaintenanceWindowArgs) {
+	if obj.AnnotationKey == nil {
+		obj.AnnotationKey = ptr.To(DefaultMaintenanceWindowAnnotation)
+	}
+	if obj.AvoidWithin == nil {
+		obj.AvoidWithin = &metav1.Duration{}
+	}
+	if obj.Horizon == nil {
+		obj.Horizon = &metav1.Duration{Duration: 24 * time.Hour}
+	}
+	if obj.IgnoreDaemonSetPods == nil {
+		obj.IgnoreDaemonSetPods = ptr.To(true)
 	}
 }

@@ -18,6 +18,7 @@ package v1
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -216,5 +217,30 @@ func TestSetDefaults_PlacementPolicyArgs(t *testing.T) {
 				t.Errorf("scheme.Default (-want, +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestSetDefaults_MaintenanceWindowArgs(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := AddToScheme(scheme); err != nil {
+		t.Fatalf("AddToScheme: %v", err)
+	}
+	got := &MaintenanceWindowArgs{}
+	scheme.Default(got)
+	want := &MaintenanceWindowArgs{
+		AnnotationKey:       ptr.To("scheduling.adminsched.io/maintenance-window"),
+		AvoidWithin:         &metav1.Duration{},
+		Horizon:             &metav1.Duration{Duration: 24 * time.Hour},
+		IgnoreDaemonSetPods: ptr.To(true),
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("defaults (-want, +got):\n%s", diff)
+	}
+	set := &MaintenanceWindowArgs{AnnotationKey: ptr.To("k"), AvoidWithin: &metav1.Duration{Duration: time.Hour},
+		Horizon: &metav1.Duration{}, IgnoreDaemonSetPods: ptr.To(false)}
+	got = set.DeepCopy()
+	scheme.Default(got)
+	if diff := cmp.Diff(set, got); diff != "" {
+		t.Errorf("set fields changed (-want, +got):\n%s", diff)
 	}
 }

@@ -122,3 +122,35 @@ type PlacementRule struct {
 	// +optional
 	Weight *int32 `json:"weight,omitempty"`
 }
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// MaintenanceWindowArgs holds the arguments of the MaintenanceWindow plugin.
+type MaintenanceWindowArgs struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// AnnotationKey is the node annotation that announces maintenance
+	// windows. Its value is one or more RFC 3339 intervals START/END,
+	// comma-separated, for example
+	// "2026-12-01T02:00:00Z/2026-12-01T04:00:00Z".
+	// Defaults to scheduling.adminsched.io/maintenance-window.
+	// +optional
+	AnnotationKey *string `json:"annotationKey,omitempty"`
+	// AvoidWithin rejects a node whose next window opens within this
+	// duration, as well as one whose window is open. Defaults to 0s: only
+	// open windows reject.
+	// +optional
+	AvoidWithin *metav1.Duration `json:"avoidWithin,omitempty"`
+	// Horizon is how far ahead a window lowers a node's score: the sooner
+	// it opens, the lower. Defaults to 24h.
+	// +optional
+	Horizon *metav1.Duration `json:"horizon,omitempty"`
+	// IgnoreDaemonSetPods exempts pods owned by a DaemonSet: they run on
+	// every node, maintenance or not. Defaults to true.
+	// +optional
+	IgnoreDaemonSetPods *bool `json:"ignoreDaemonSetPods,omitempty"`
+	// ExemptPodSelector exempts the pods whose labels match, for example
+	// the agents that carry out the maintenance. Unset exempts none.
+	// +optional
+	ExemptPodSelector *metav1.LabelSelector `json:"exemptPodSelector,omitempty"`
+}

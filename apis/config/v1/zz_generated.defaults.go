@@ -29,9 +29,14 @@ import (
 // Public to allow building arbitrary schemes.
 // All generated defaulters are covering - they call all nested defaulters.
 func RegisterDefaults(scheme *runtime.Scheme) error {
+	scheme.AddTypeDefaultingFunc(&MaintenanceWindowArgs{}, func(obj interface{}) { SetObjectDefaults_MaintenanceWindowArgs(obj.(*MaintenanceWindowArgs)) })
 	scheme.AddTypeDefaultingFunc(&NodeLessPodsArgs{}, func(obj interface{}) { SetObjectDefaults_NodeLessPodsArgs(obj.(*NodeLessPodsArgs)) })
 	scheme.AddTypeDefaultingFunc(&PlacementPolicyArgs{}, func(obj interface{}) { SetObjectDefaults_PlacementPolicyArgs(obj.(*PlacementPolicyArgs)) })
 	return nil
+}
+
+func SetObjectDefaults_MaintenanceWindowArgs(in *MaintenanceWindowArgs) {
+	SetDefaults_MaintenanceWindowArgs(in)
 }
 
 func SetObjectDefaults_NodeLessPodsArgs(in *NodeLessPodsArgs) {

@@ -29,8 +29,9 @@ import (
 // one place a new plugin's validation is registered (as in-tree
 // validatePluginConfig does for the in-tree plugins).
 var validators = map[string]func(*field.Path, runtime.Object) error{
-	config.NodeLessPodsName:    typed(ValidateNodeLessPodsArgs),
-	config.PlacementPolicyName: typed(ValidatePlacementPolicyArgs),
+	config.NodeLessPodsName:      typed(ValidateNodeLessPodsArgs),
+	config.PlacementPolicyName:   typed(ValidatePlacementPolicyArgs),
+	config.MaintenanceWindowName: typed(ValidateMaintenanceWindowArgs),
 }
 
 // typed adapts a validator of one args type to the dispatch's signature.
