@@ -42,6 +42,9 @@ type Applier struct {
 	Progress io.Writer
 	// PollInterval defaults to 100ms.
 	PollInterval time.Duration
+	// Now is the clock CreateNodes expands annotation placeholders with
+	// (${now+2h}, ...); nil is time.Now.
+	Now func() time.Time
 
 	namespaces sets.Set[string]
 }
@@ -49,7 +52,11 @@ type Applier struct {
 // CreateNodes creates the scenario's nodes, ready.
 func (a *Applier) CreateNodes(ctx context.Context, s *Scenario) error {
 	logger := klog.FromContext(ctx)
-	for _, node := range s.NodeObjects() {
+	now := time.Now
+	if a.Now != nil {
+		now = a.Now
+	}
+	for _, node := range s.NodeObjects(now()) {
 		created, err := a.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
 		if err != nil {
 			return fmt.Errorf("creating node %s: %w", node.Name, err)

@@ -19,6 +19,7 @@ package playground
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -89,6 +90,36 @@ objects:
 		}
 		if !selector.Matches(labels.Set(pod.Labels)) {
 			t.Errorf("pod %v labels %v: the Service does not select it", ref, pod.Labels)
+		}
+	}
+}
+
+// TestCreateNodesNow: CreateNodes expands annotation placeholders with the
+// Applier's clock, and the created nodes carry the annotations.
+func TestCreateNodesNow(t *testing.T) {
+	s, err := Decode("s.yaml", []byte(`
+nodes:
+  - name: a
+    count: 2
+    annotations: {scheduling.adminsched.io/maintenance-window: "${now-30m}/${now+1h30m}"}
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := fake.NewClientset()
+	now := time.Date(2031, time.March, 4, 8, 15, 30, 0, time.UTC)
+	a := &Applier{Client: client, Now: func() time.Time { return now }}
+	if err := a.CreateNodes(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a-1", "a-2"} {
+		n, err := client.CoreV1().Nodes().Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{"scheduling.adminsched.io/maintenance-window": "2031-03-04T07:45:30Z/2031-03-04T09:45:30Z"}
+		if diff := cmp.Diff(want, n.Annotations); diff != "" {
+			t.Errorf("node %s annotations (-want +got):\n%s", name, diff)
 		}
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"maps"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -53,9 +54,12 @@ func (s *Scenario) NodeNames() []string {
 }
 
 // NodeObjects returns the nodes of s, ready, with their allocatable resources also
-// as capacity. The API server drops status on create: set it with
-// UpdateStatus afterwards.
-func (s *Scenario) NodeObjects() []*corev1.Node {
+// as capacity. The placeholders of annotation values (${now}, ${now+2h}, ...)
+// are expanded relative to now, the time the nodes are created; every node
+// gets its own copy of its spec's labels and annotations. The API server
+// drops status on create: set it with UpdateStatus afterwards.
+func (s *Scenario) NodeObjects(now time.Time) []*corev1.Node {
+	now = now.UTC().Truncate(time.Second)
 	var nodes []*corev1.Node
 	for _, spec := range s.Nodes {
 		res := corev1.ResourceList{
@@ -63,6 +67,9 @@ func (s *Scenario) NodeObjects() []*corev1.Node {
 			corev1.ResourceMemory: quantityOr(spec.Allocatable.Memory, DefaultMemory),
 			corev1.ResourcePods:   quantityOr(spec.Allocatable.Pods, DefaultPods),
 		}
+		// Expanded once per spec: the nodes share the value strings, not
+		// the maps.
+		annotations := expandAnnotations(spec.Annotations, now)
 		for _, name := range nodeNames(spec) {
 			labels := maps.Clone(spec.Labels)
 			if labels == nil {
@@ -70,7 +77,7 @@ func (s *Scenario) NodeObjects() []*corev1.Node {
 			}
 			labels[corev1.LabelHostname] = name
 			nodes = append(nodes, &corev1.Node{
-				ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+				ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, Annotations: maps.Clone(annotations)},
 				Spec:       corev1.NodeSpec{Taints: append([]corev1.Taint(nil), spec.Taints...)},
 				Status: corev1.NodeStatus{
 					Capacity:    res.DeepCopy(),

@@ -62,8 +62,19 @@ type Scenario struct {
 type NodeSpec struct {
 	Name string `json:"name"`
 	// Count defaults to 1.
-	Count       *int              `json:"count,omitempty"`
-	Labels      map[string]string `json:"labels,omitempty"`
+	Count *int `json:"count,omitempty"`
+	// Labels are given to every node of the spec, with
+	// kubernetes.io/hostname set to the node's name.
+	Labels map[string]string `json:"labels,omitempty"`
+	// Annotations are given to every node of the spec. Keys are qualified
+	// names, and keys and values together at most 256 KiB, as on the API
+	// server. A value may hold times relative to when the nodes are created:
+	// ${now}, ${now+2h}, ${now-30m}, ${now+1h30m} (a Go duration after the
+	// sign) each become that time in UTC, to the second, in RFC 3339, e.g.
+	//
+	//	annotations:
+	//	  scheduling.adminsched.io/maintenance-window: "${now+1h}/${now+3h}"
+	Annotations map[string]string `json:"annotations,omitempty"`
 	Taints      []corev1.Taint    `json:"taints,omitempty"`
 	Allocatable Allocatable       `json:"allocatable,omitempty"`
 }

@@ -19,6 +19,7 @@ package playground
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
@@ -94,7 +95,7 @@ objects:
 	if diff := cmp.Diff([]string{"node-1", "node-2", "single"}, s.NodeNames()); diff != "" {
 		t.Errorf("node names (-want +got):\n%s", diff)
 	}
-	nodes := s.NodeObjects()
+	nodes := s.NodeObjects(time.Now())
 	got := map[string]string{}
 	for _, n := range nodes {
 		a := n.Status.Allocatable
@@ -123,6 +124,57 @@ objects:
 	}
 	if ptr.Deref(s.Nodes[1].Count, 1) != 1 {
 		t.Errorf("count defaults to 1")
+	}
+}
+
+// TestDecodeAnnotations: node annotations decode as strings, as written:
+// placeholders are expanded only when the nodes are made.
+func TestDecodeAnnotations(t *testing.T) {
+	tests := []struct {
+		name string
+		data string
+		want []map[string]string
+	}{
+		{name: "none", data: "nodes: [{name: a}]", want: []map[string]string{nil}},
+		{name: "empty", data: "nodes: [{name: a, annotations: {}}]", want: []map[string]string{{}}},
+		{
+			name: "block style, placeholders kept",
+			data: `
+nodes:
+  - name: a
+    annotations:
+      scheduling.adminsched.io/maintenance-window: "${now+1h}/${now+3h},2030-01-01T00:00:00Z/2030-01-01T02:00:00Z"
+      example.com/note: plain text
+  - name: b
+`,
+			want: []map[string]string{
+				{
+					"scheduling.adminsched.io/maintenance-window": "${now+1h}/${now+3h},2030-01-01T00:00:00Z/2030-01-01T02:00:00Z",
+					"example.com/note":                            "plain text",
+				},
+				nil,
+			},
+		},
+		{
+			name: "scalars that YAML would type stay strings",
+			data: "nodes: [{name: a, annotations: {a: 1, b: true, c: null, d: 2030-01-01T00:00:00Z}}]",
+			want: []map[string]string{{"a": "1", "b": "true", "c": "", "d": "2030-01-01T00:00:00Z"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Decode("s.yaml", []byte(tt.data), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []map[string]string
+			for _, n := range s.Nodes {
+				got = append(got, n.Annotations)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("annotations (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -19,12 +19,15 @@ package playground
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -129,6 +132,7 @@ func validateNodes(nodes []NodeSpec) field.ErrorList {
 			errs = append(errs, field.Invalid(p.Child("count"), *n.Count, fmt.Sprintf("must be at least 1 and at most %d", MaxNodes)))
 		}
 		errs = append(errs, metav1validation.ValidateLabels(n.Labels, p.Child("labels"))...)
+		errs = append(errs, validateAnnotations(n.Annotations, p.Child("annotations"))...)
 		errs = append(errs, validateTaints(n.Taints, p.Child("taints"))...)
 		errs = append(errs, validateAllocatable(n.Allocatable, p.Child("allocatable"))...)
 		// Names are checked for duplicates only once the sizes are valid:
@@ -145,6 +149,25 @@ func validateNodes(nodes []NodeSpec) field.ErrorList {
 		}
 	}
 	return errs
+}
+
+// validateAnnotations checks the keys and the total size as the API server
+// does, the size with the placeholders expanded (each ${now...} becomes a
+// 20-byte time), and that every placeholder is well formed.
+func validateAnnotations(annotations map[string]string, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	// Any time has the length of the time the nodes will be created at:
+	// durations reach ±292 years, so years keep 4 digits.
+	expanded := make(map[string]string, len(annotations))
+	for _, k := range slices.Sorted(maps.Keys(annotations)) {
+		v, err := expandPlaceholders(annotations[k], time.Now())
+		if err != nil {
+			errs = append(errs, field.Invalid(path.Key(k), annotations[k], err.Error()))
+			v = annotations[k]
+		}
+		expanded[k] = v
+	}
+	return append(apivalidation.ValidateAnnotations(expanded, path), errs...)
 }
 
 var taintEffects = []string{string(corev1.TaintEffectNoSchedule), string(corev1.TaintEffectPreferNoSchedule), string(corev1.TaintEffectNoExecute)}

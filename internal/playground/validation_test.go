@@ -112,3 +112,83 @@ func TestDecodeRejectsBeforeExpanding(t *testing.T) {
 		t.Errorf("decoding allocated %d bytes, want under 1 MiB: the nodes were expanded before the count was checked", got)
 	}
 }
+
+// TestDecodeAnnotationErrors: annotation keys and sizes are checked as the
+// API server checks them, the size with the placeholders expanded, and every
+// placeholder must be well formed; errors name the file and the field.
+func TestDecodeAnnotationErrors(t *testing.T) {
+	const limit = 256 * 1024 // the API server's total for keys and values
+	annotated := func(annotations string) string {
+		return "nodes: [{name: a}, {name: b, count: 2, annotations: {" + annotations + "}}]"
+	}
+	tests := []struct {
+		name string
+		data string
+		// want are substrings of the error; none means valid.
+		want []string
+	}{
+		{name: "valid", data: annotated(`scheduling.adminsched.io/maintenance-window: "${now+1h}/${now+3h},2030-01-01T00:00:00Z/2030-01-01T01:00:00Z"`)},
+		{name: "every placeholder form", data: annotated(`k: "${now} ${now+2h} ${now-30m} ${now+1h30m} ${now+1.5h} ${now-0s}"`)},
+		{name: "key without prefix, upper case", data: annotated(`Note: x`)},
+		{name: "dollar without brace", data: annotated(`k: "costs $5 {not a placeholder}"`)},
+		{
+			name: "key with a space",
+			data: annotated(`"bad key": v`),
+			want: []string{`s.yaml: nodes[1].annotations: Invalid value: "bad key": name part must consist of alphanumeric characters`},
+		},
+		{
+			name: "key with two slashes",
+			data: annotated(`a/b/c: v`),
+			want: []string{`s.yaml: nodes[1].annotations: Invalid value: "a/b/c"`},
+		},
+		{
+			name: "empty key",
+			data: annotated(`"": v`),
+			want: []string{`s.yaml: nodes[1].annotations: Invalid value: ""`},
+		},
+		{
+			name: "duration that does not parse",
+			data: annotated(`scheduling.adminsched.io/maintenance-window: "${now}/${now+banana}"`),
+			want: []string{`s.yaml: nodes[1].annotations[scheduling.adminsched.io/maintenance-window]: Invalid value: "${now}/${now+banana}": malformed placeholder "${now+banana}": time: invalid duration "banana"`},
+		},
+		{
+			name: "not now",
+			data: annotated(`k: "${tomorrow}"`),
+			want: []string{`s.yaml: nodes[1].annotations[k]: Invalid value: "${tomorrow}": malformed placeholder "${tomorrow}": want ${now}, ${now+DURATION} or ${now-DURATION}`},
+		},
+		{name: "empty placeholder", data: annotated(`k: "${}"`), want: []string{`nodes[1].annotations[k]`, `malformed placeholder "${}"`}},
+		{name: "no sign", data: annotated(`k: "${now2h}"`), want: []string{`nodes[1].annotations[k]`, `malformed placeholder "${now2h}"`}},
+		{name: "sign without duration", data: annotated(`k: "${now+}"`), want: []string{`nodes[1].annotations[k]`, `malformed placeholder "${now+}": want a duration without a sign after "now+"`}},
+		{name: "two signs", data: annotated(`k: "${now+-2h}"`), want: []string{`nodes[1].annotations[k]`, `malformed placeholder "${now+-2h}"`}},
+		{name: "days are no Go duration", data: annotated(`k: "${now+1d}"`), want: []string{`nodes[1].annotations[k]`, `time: unknown unit "d"`}},
+		{name: "spaces", data: annotated(`k: "${ now }"`), want: []string{`nodes[1].annotations[k]`, `malformed placeholder "${ now }"`}},
+		{name: "not closed", data: annotated(`k: "${now+2h/${now+3h}"`), want: []string{`nodes[1].annotations[k]`, `malformed placeholder "${now+2h/${now+3h}"`}},
+		{name: "never closed", data: annotated(`k: "x/${now+2h"`), want: []string{`nodes[1].annotations[k]`, `placeholder "${now+2h" has no closing "}"`}},
+		{
+			name: "two bad values, in key order",
+			data: annotated(`b: "${later}", a: "${now+x}"`),
+			want: []string{"s.yaml: nodes[1].annotations[a]: Invalid value: \"${now+x}\"", "\ns.yaml: nodes[1].annotations[b]: Invalid value: \"${later}\""},
+		},
+		{name: "size at the limit", data: annotated("k: " + strings.Repeat("x", limit-1))},
+		{
+			name: "size over the limit",
+			data: annotated("k: " + strings.Repeat("x", limit)),
+			want: []string{"s.yaml: nodes[1].annotations: Too long: may not be more than 262144 bytes"},
+		},
+		{
+			// ${now} (6 bytes) becomes 2006-01-02T15:04:05Z (20 bytes).
+			name: "size at the limit once expanded",
+			data: annotated(`k: "` + strings.Repeat("x", limit-1-20) + `${now}"`),
+		},
+		{
+			name: "size over the limit once expanded",
+			data: annotated(`k: "` + strings.Repeat("x", limit-20) + `${now}"`),
+			want: []string{"s.yaml: nodes[1].annotations: Too long: may not be more than 262144 bytes"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkDecodeError(t, tt.data, tt.want)
+		})
+	}
+}
