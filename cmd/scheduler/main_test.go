@@ -25,6 +25,7 @@ import (
 	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
+	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow"
 	"github.com/adminsched/scheduler-plugins/pkg/nodelesspods"
 	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy"
 )
@@ -62,10 +63,14 @@ func TestOutOfTreePlugins(t *testing.T) {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	if diff := cmp.Diff([]string{nodelesspods.Name, placementpolicy.Name}, names); diff != "" {
+	if diff := cmp.Diff([]string{maintenancewindow.Name, nodelesspods.Name, placementpolicy.Name}, names); diff != "" {
 		t.Fatalf("out-of-tree plugins (-want, +got):\n%s", diff)
 	}
-	for name, factory := range map[string]any{nodelesspods.Name: nodelesspods.New, placementpolicy.Name: placementpolicy.New} {
+	for name, factory := range map[string]any{
+		nodelesspods.Name:      nodelesspods.New,
+		placementpolicy.Name:   placementpolicy.New,
+		maintenancewindow.Name: maintenancewindow.New,
+	} {
 		if got, want := reflect.ValueOf(registry[name]).Pointer(), reflect.ValueOf(factory).Pointer(); got != want {
 			t.Errorf("the %s factory is not its package's New", name)
 		}

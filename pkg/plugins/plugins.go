@@ -22,6 +22,7 @@ package plugins
 import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 
+	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow"
 	"github.com/adminsched/scheduler-plugins/pkg/nodelesspods"
 	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy"
 )
@@ -32,5 +33,6 @@ func Options() []app.Option {
 	return []app.Option{
 		app.WithPlugin(nodelesspods.Name, nodelesspods.New),
 		app.WithPlugin(placementpolicy.Name, placementpolicy.New),
+		app.WithPlugin(maintenancewindow.Name, maintenancewindow.New),
 	}
 }

@@ -22,6 +22,7 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	perf "k8s.io/kubernetes/test/integration/scheduler_perf"
 
+	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow"
 	"github.com/adminsched/scheduler-plugins/pkg/nodelesspods"
 	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy"
 )
@@ -30,8 +31,9 @@ const configFile = "performance-config.yaml"
 
 // registry is what our scheduler build adds to the in-tree plugins.
 var registry = frameworkruntime.Registry{
-	nodelesspods.Name:    nodelesspods.New,
-	placementpolicy.Name: placementpolicy.New,
+	nodelesspods.Name:      nodelesspods.New,
+	placementpolicy.Name:   placementpolicy.New,
+	maintenancewindow.Name: maintenancewindow.New,
 }
 
 // BenchmarkPerfScheduling runs the workloads that -perf-scheduling-label-filter

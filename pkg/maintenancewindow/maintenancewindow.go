@@ -1,0 +1,147 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package maintenancewindow implements MaintenanceWindow, a Filter and Score
+// plugin that keeps new pods off nodes about to be drained: nodes announce
+// planned maintenance windows in an annotation; a node whose window is open
+// (or opens within avoidWithin) is filtered out, and a node whose next window
+// opens within the horizon scores lower the sooner it opens. See README.md in
+// this folder.
+package maintenancewindow
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/utils/clock"
+
+	"github.com/adminsched/scheduler-plugins/apis/config"
+	// Importing scheme registers MaintenanceWindowArgs with the scheduler's
+	// config scheme for every scheduler build that imports this plugin.
+	"github.com/adminsched/scheduler-plugins/apis/config/scheme"
+)
+
+// Name is the plugin's name in a KubeSchedulerConfiguration profile.
+const Name = config.MaintenanceWindowName
+
+// MaintenanceWindow filters and scores nodes by their maintenance windows.
+type MaintenanceWindow struct {
+	key             string
+	avoidWithin     time.Duration
+	horizon         time.Duration
+	ignoreDaemonSet bool
+	// exempt is nil when no selector exempts pods.
+	exempt labels.Selector
+
+	clock   clock.WithDelayedExecution
+	handle  fwk.Handle
+	windows *windowCache
+
+	// retries holds, per pod rejected because of windows, the timer that
+	// activates it when the earliest of those windows ends.
+	mu      sync.Mutex
+	retries map[types.UID]retry
+}
+
+type retry struct {
+	at    time.Time
+	timer clock.Timer
+}
+
+var (
+	_ fwk.PreFilterPlugin   = &MaintenanceWindow{}
+	_ fwk.FilterPlugin      = &MaintenanceWindow{}
+	_ fwk.PostFilterPlugin  = &MaintenanceWindow{}
+	_ fwk.PreScorePlugin    = &MaintenanceWindow{}
+	_ fwk.ScorePlugin       = &MaintenanceWindow{}
+	_ fwk.ScoreExtensions   = &MaintenanceWindow{}
+	_ fwk.SignPlugin        = &MaintenanceWindow{}
+	_ fwk.EnqueueExtensions = &MaintenanceWindow{}
+)
+
+// New builds the plugin from its internal args (defaults apply when obj is
+// nil), on the real clock.
+func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+	return newWithClock(ctx, obj, h, clock.RealClock{})
+}
+
+// newWithClock is New with the clock given: tests pass a fake one.
+func newWithClock(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock.WithDelayedExecution) (*MaintenanceWindow, error) {
+	args, err := scheme.PluginArgs[*config.MaintenanceWindowArgs](Name, obj)
+	if err != nil {
+		return nil, err
+	}
+	pl := &MaintenanceWindow{
+		key:             args.AnnotationKey,
+		avoidWithin:     args.AvoidWithin.Duration,
+		horizon:         args.Horizon.Duration,
+		ignoreDaemonSet: args.IgnoreDaemonSetPods,
+		clock:           c,
+		handle:          h,
+		windows:         newWindowCache(),
+		retries:         map[types.UID]retry{},
+	}
+	if args.ExemptPodSelector != nil {
+		if pl.exempt, err = metav1.LabelSelectorAsSelector(args.ExemptPodSelector); err != nil {
+			return nil, fmt.Errorf("invalid %s args: exemptPodSelector: %w", Name, err)
+		}
+	}
+	klog.FromContext(ctx).V(2).Info("Plugin initialized", "plugin", Name, "annotationKey", pl.key,
+		"avoidWithin", pl.avoidWithin, "horizon", pl.horizon, "ignoreDaemonSetPods", pl.ignoreDaemonSet,
+		"exemptPodSelector", args.ExemptPodSelector)
+	return pl, nil
+}
+
+// Name returns the plugin's name.
+func (pl *MaintenanceWindow) Name() string { return Name }
+
+// isExempt reports whether pod may go to nodes whatever their windows.
+func (pl *MaintenanceWindow) isExempt(pod *v1.Pod) bool {
+	if pl.ignoreDaemonSet {
+		if owner := metav1.GetControllerOfNoCopy(pod); owner != nil && owner.Kind == "DaemonSet" && owner.APIVersion == "apps/v1" {
+			return true
+		}
+	}
+	return pl.exempt != nil && pl.exempt.Matches(labels.Set(pod.Labels))
+}
+
+// nodeWindows returns the maintenance windows node announces.
+func (pl *MaintenanceWindow) nodeWindows(logger klog.Logger, node *v1.Node) []window {
+	value, ok := node.Annotations[pl.key]
+	if !ok || value == "" {
+		return nil
+	}
+	return pl.windows.windows(logger, node.Name, pl.key, value)
+}
+
+// signatureKey names the plugin's signature fragment: whether the pod is
+// exempt, the only thing about the pod that the plugin reads.
+const signatureKey = "MaintenanceWindow.isExempt()"
+
+// SignPod signs a pod with whether it is exempt: every other pod gets the
+// same filter and score results, so the profile keeps opportunistic batching.
+func (pl *MaintenanceWindow) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
+	return []fwk.SignFragment{{Key: signatureKey, Value: pl.isExempt(pod)}}, nil
+}

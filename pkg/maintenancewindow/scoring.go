@@ -1,0 +1,70 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package maintenancewindow
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	fwk "k8s.io/kube-scheduler/framework"
+)
+
+// PreScore returns Skip for exempt pods and when the horizon is 0.
+func (pl *MaintenanceWindow) PreScore(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) *fwk.Status {
+	if pl.horizon <= 0 || pl.isExempt(pod) {
+		return skip
+	}
+	return nil
+}
+
+// Score returns how long until the node's next window opens, in seconds,
+// capped at the horizon: a node without a window within the horizon gets
+// the horizon, a node whose window is open 0.
+func (pl *MaintenanceWindow) Score(ctx context.Context, _ fwk.CycleState, _ *v1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
+	node := nodeInfo.Node()
+	if node == nil {
+		return 0, fwk.NewStatus(fwk.Error, "node not found")
+	}
+	horizon := int64(pl.horizon.Seconds())
+	ws := pl.nodeWindows(klog.FromContext(ctx), node)
+	until, ok := nextStart(ws, pl.clock.Now())
+	if !ok {
+		return horizon, nil
+	}
+	return min(int64(until.Seconds()), horizon), nil
+}
+
+// ScoreExtensions returns the plugin itself: it normalizes its scores.
+func (pl *MaintenanceWindow) ScoreExtensions() fwk.ScoreExtensions { return pl }
+
+// NormalizeScore maps the time until the next window linearly onto
+// [MinScore, MaxScore] over the horizon, not over the candidates: a node
+// whose window opens in 23 hours of a 24-hour horizon scores 95 whatever
+// the other nodes do, and nodes without a window score MaxScore.
+func (pl *MaintenanceWindow) NormalizeScore(_ context.Context, _ fwk.CycleState, _ *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
+	horizon := int64(pl.horizon.Seconds())
+	for i := range scores {
+		if horizon <= 0 {
+			scores[i].Score = fwk.MaxScore
+			continue
+		}
+		s := min(max(scores[i].Score, 0), horizon)
+		scores[i].Score = fwk.MinScore + s*(fwk.MaxScore-fwk.MinScore)/horizon
+	}
+	return nil
+}
