@@ -19,35 +19,26 @@ package placementpolicy
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 )
 
-// namespaceResource is the core/v1 namespaces resource in the
-// <resource>.<version>.<group> form the scheduler resolves through its
-// dynamic informers: the framework has no built-in Namespace event.
-const namespaceResource fwk.EventResource = "namespaces.v1."
-
 // EventsToRegister returns the events that can make a pod this plugin
 // rejected schedulable, each with a hint that queues the pod only when the
 // change helps it: a node that now matches its Require rules, or a change of
-// the pod's or its namespace's labels that changes which rules apply.
+// the pod's labels that changes which rules apply. A change of a namespace's
+// labels is no framework event: see watchNamespaces.
 func (pl *PlacementPolicy) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
-	events := []fwk.ClusterEventWithHint{
+	return []fwk.ClusterEventWithHint{
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeLabel}, QueueingHintFn: pl.isSchedulableAfterNodeChange},
 		{Event: fwk.ClusterEvent{Resource: fwk.TargetPod, ActionType: fwk.UpdatePodLabel}, QueueingHintFn: pl.isSchedulableAfterPodLabelChange},
-	}
-	if pl.namespaces != nil {
-		events = append(events, fwk.ClusterEventWithHint{
-			Event: fwk.ClusterEvent{Resource: namespaceResource, ActionType: fwk.Update}, QueueingHintFn: pl.isSchedulableAfterNamespaceChange,
-		})
-	}
-	return events, nil
+	}, nil
 }
 
 // isSchedulableAfterNodeChange queues the pod when a node is added that
@@ -80,8 +71,8 @@ func (pl *PlacementPolicy) isSchedulableAfterNodeChange(logger klog.Logger, pod 
 	return fwk.Queue, nil
 }
 
-// isSchedulableAfterPodLabelChange queues the pod when its new labels change
-// which Require rules apply to it.
+// isSchedulableAfterPodLabelChange queues the pod when its new labels drop
+// one of the Require rules that applied to it.
 func (pl *PlacementPolicy) isSchedulableAfterPodLabelChange(logger klog.Logger, pod *v1.Pod, oldObj, newObj interface{}) (fwk.QueueingHint, error) {
 	oldPod, okOld := oldObj.(*v1.Pod)
 	newPod, okNew := newObj.(*v1.Pod)
@@ -96,45 +87,80 @@ func (pl *PlacementPolicy) isSchedulableAfterPodLabelChange(logger klog.Logger, 
 	if err != nil {
 		return fwk.Queue, err
 	}
-	if sameRequired(before, after) {
+	if !dropsRequired(before, after) {
 		return fwk.QueueSkip, nil
 	}
 	logger.V(5).Info("Pod labels changed its placement rules", "pod", klog.KObj(pod), "before", before, "after", after)
 	return fwk.Queue, nil
 }
 
-// isSchedulableAfterNamespaceChange queues the pod when its namespace's new
-// labels change which Require rules apply to it.
-func (pl *PlacementPolicy) isSchedulableAfterNamespaceChange(logger klog.Logger, pod *v1.Pod, oldObj, newObj interface{}) (fwk.QueueingHint, error) {
-	oldNS, err := meta.Accessor(oldObj)
-	if err != nil {
-		return fwk.Queue, fmt.Errorf("%s: namespace event: %w", Name, err)
+// watchNamespaces reads namespace labels from the scheduler's namespace
+// informer and retries the pending pods of a namespace whose new labels
+// free them from a Require rule.
+//
+// A namespace change cannot go through EventsToRegister: the framework has
+// no Namespace resource, and routing one through its dynamic informers
+// (resource "namespaces.v1.") races with this typed informer, whose cache
+// PreFilter reads. A retry could then run on the old labels and reject the
+// pod again, with no event left to requeue it (seen in CI). The handler
+// below runs after this informer's cache holds the new labels, so the retry
+// it triggers sees them.
+func (pl *PlacementPolicy) watchNamespaces(logger klog.Logger, h fwk.Handle) error {
+	if h == nil || h.SharedInformerFactory() == nil {
+		return fmt.Errorf("%s needs the scheduler's informers to read namespace labels", Name)
 	}
-	newNS, err := meta.Accessor(newObj)
-	if err != nil {
-		return fwk.Queue, fmt.Errorf("%s: namespace event: %w", Name, err)
-	}
-	if newNS.GetName() != pod.Namespace || pl.exempt(pod) {
-		return fwk.QueueSkip, nil
-	}
-	before := pl.rulesWith(pod, labels.Set(oldNS.GetLabels()))
-	after := pl.rulesWith(pod, labels.Set(newNS.GetLabels()))
-	if sameRequired(before, after) {
-		return fwk.QueueSkip, nil
-	}
-	logger.V(5).Info("Namespace labels changed the placement rules of the pod", "pod", klog.KObj(pod), "before", before, "after", after)
-	return fwk.Queue, nil
+	informers := h.SharedInformerFactory().Core().V1()
+	pl.namespaces = informers.Namespaces().Lister()
+	pl.pods = informers.Pods().Lister()
+	pl.activator = h
+	_, err := informers.Namespaces().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(oldObj, newObj interface{}) { pl.namespaceUpdated(logger, oldObj, newObj) },
+	})
+	return err
 }
 
-// sameRequired reports whether a and b hold the same Require rules. Rules
-// keep the order of the args, so comparing in order is enough.
-func sameRequired(a, b *podRules) bool {
-	var ra, rb []*rule
-	if a != nil {
-		ra = a.required
+// namespaceUpdated activates the unscheduled pods of the namespace that the
+// label change frees from a Require rule. Activate ignores pods that are
+// not waiting in this scheduler's queue.
+func (pl *PlacementPolicy) namespaceUpdated(logger klog.Logger, oldObj, newObj interface{}) {
+	oldNS, okOld := oldObj.(*v1.Namespace)
+	newNS, okNew := newObj.(*v1.Namespace)
+	if !okOld || !okNew || maps.Equal(oldNS.Labels, newNS.Labels) {
+		return
 	}
-	if b != nil {
-		rb = b.required
+	pods, err := pl.pods.Pods(newNS.Name).List(labels.Everything())
+	if err != nil {
+		logger.Error(err, "Listing the pods of a relabelled namespace", "namespace", klog.KObj(newNS))
+		return
 	}
-	return slices.Equal(ra, rb)
+	retry := map[string]*v1.Pod{}
+	for _, pod := range pods {
+		if pod.Spec.NodeName != "" || pl.exempt(pod) {
+			continue
+		}
+		before := pl.rulesWith(pod, labels.Set(oldNS.Labels))
+		after := pl.rulesWith(pod, labels.Set(newNS.Labels))
+		if dropsRequired(before, after) {
+			retry[pod.Namespace+"/"+pod.Name] = pod
+		}
+	}
+	if len(retry) > 0 {
+		logger.V(4).Info("Namespace labels changed the placement rules of pending pods", "namespace", klog.KObj(newNS), "pods", len(retry))
+		pl.activator.Activate(logger, retry)
+	}
+}
+
+// dropsRequired reports whether after lacks a Require rule of before: only
+// then can a pod rejected under before fit more nodes. Gaining rules only
+// narrows its nodes.
+func dropsRequired(before, after *podRules) bool {
+	if before == nil {
+		return false
+	}
+	for _, r := range before.required {
+		if after == nil || !slices.Contains(after.required, r) {
+			return true
+		}
+	}
+	return false
 }

@@ -49,8 +49,11 @@ type PlacementPolicy struct {
 	// excluded namespaces and DaemonSet pods are exempt from every rule.
 	excluded        sets.Set[string]
 	ignoreDaemonSet bool
-	// namespaces is set only when a rule has a namespaceSelector.
+	// namespaces, pods and activator are set only when a rule has a
+	// namespaceSelector.
 	namespaces corelisters.NamespaceLister
+	pods       corelisters.PodLister
+	activator  fwk.PodActivator
 }
 
 var (
@@ -88,7 +91,9 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		if h == nil || h.SharedInformerFactory() == nil {
 			return nil, fmt.Errorf("%s needs the scheduler's informers to read namespace labels", Name)
 		}
-		pl.namespaces = h.SharedInformerFactory().Core().V1().Namespaces().Lister()
+		if err := pl.watchNamespaces(klog.FromContext(ctx), h); err != nil {
+			return nil, fmt.Errorf("%s: watching namespaces: %w", Name, err)
+		}
 	}
 	klog.FromContext(ctx).V(2).Info("Plugin initialized", "plugin", Name, "rules", len(pl.rules),
 		"ignoreDaemonSetPods", args.IgnoreDaemonSetPods, "excludedNamespaces", args.ExcludedNamespaces)

@@ -17,17 +17,18 @@ limitations under the License.
 package placementpolicy
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -503,6 +504,7 @@ func TestQueueingHints(t *testing.T) {
 		{name: "label drops a Require rule", old: withLicense, new: noLabels, want: fwk.Queue},
 		{name: "label change keeps the Require rules", old: noLabels, new: batch, want: fwk.QueueSkip},
 		{name: "label swaps one Require rule for another", old: withLicense, new: gpu, want: fwk.Queue},
+		{name: "label adds a Require rule", old: noLabels, new: withLicense, want: fwk.QueueSkip},
 	}
 	for _, tc := range podTests {
 		t.Run("pod/"+tc.name, func(t *testing.T) {
@@ -516,36 +518,58 @@ func TestQueueingHints(t *testing.T) {
 		})
 	}
 
-	unstructuredNS := func(name string, kv ...string) *unstructured.Unstructured {
-		u := &unstructured.Unstructured{}
-		u.SetAPIVersion("v1")
-		u.SetKind("Namespace")
-		u.SetName(name)
-		u.SetLabels(selector(kv...).MatchLabels)
-		return u
+}
+
+// recorder is a PodActivator that records what it is asked to activate.
+type recorder struct{ activated []string }
+
+func (r *recorder) Activate(_ klog.Logger, pods map[string]*v1.Pod) {
+	for k := range pods {
+		r.activated = append(r.activated, k)
 	}
-	analyticsPod := st.MakePod().Name("p").Namespace("analytics").Obj()
-	nsTests := []struct {
+	slices.Sort(r.activated)
+}
+
+// TestNamespaceRelabelled checks what the namespace handler retries: the
+// pending pods of the relabelled namespace whose Require rules change.
+func TestNamespaceRelabelled(t *testing.T) {
+	logger, _ := ktesting.NewTestContext(t)
+	pending := func(name, ns string) *v1.Pod { return st.MakePod().Name(name).Namespace(ns).Obj() }
+	pods := []*v1.Pod{
+		pending("a", "analytics"),
+		pending("b", "analytics"),
+		st.MakePod().Name("bound").Namespace("analytics").Node("n1").Obj(),
+		st.MakePod().Name("ds").Namespace("analytics").OwnerReference("ds", daemonSetKind).Obj(),
+		pending("elsewhere", "default"),
+	}
+	tests := []struct {
 		name     string
-		pod      *v1.Pod
-		old, new *unstructured.Unstructured
-		want     fwk.QueueingHint
+		old, new *v1.Namespace
+		want     []string
 	}{
-		{name: "label removed from the pod's namespace", pod: analyticsPod,
-			old: unstructuredNS("analytics", "data-residency", "eu"), new: unstructuredNS("analytics"), want: fwk.Queue},
-		{name: "unrelated label change", pod: analyticsPod,
-			old: unstructuredNS("analytics", "data-residency", "eu"), new: unstructuredNS("analytics", "data-residency", "eu", "team", "x"), want: fwk.QueueSkip},
-		{name: "another namespace", pod: analyticsPod,
-			old: unstructuredNS("other", "data-residency", "eu"), new: unstructuredNS("other"), want: fwk.QueueSkip},
+		{name: "label removed", old: namespace("analytics", "data-residency", "eu"), new: namespace("analytics"),
+			want: []string{"analytics/a", "analytics/b"}},
+		{name: "label added: more rules only narrow the nodes", old: namespace("analytics"),
+			new: namespace("analytics", "data-residency", "eu"), want: nil},
+		{name: "unrelated label change", old: namespace("analytics", "data-residency", "eu"),
+			new: namespace("analytics", "data-residency", "eu", "team", "x"), want: nil},
+		{name: "no label change", old: namespace("analytics", "data-residency", "eu"), new: namespace("analytics", "data-residency", "eu"), want: nil},
 	}
-	for _, tc := range nsTests {
-		t.Run("namespace/"+tc.name, func(t *testing.T) {
-			got, err := pl.isSchedulableAfterNamespaceChange(logger, tc.pod, tc.old, tc.new)
-			if err != nil {
-				t.Fatal(err)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pl := newPlugin(t, testArgs(nil), testNamespaces...)
+			factory := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
+			for _, p := range pods {
+				if err := factory.Core().V1().Pods().Informer().GetStore().Add(p); err != nil {
+					t.Fatal(err)
+				}
 			}
-			if got != tc.want {
-				t.Errorf("got %v, want %v", got, tc.want)
+			pl.pods = factory.Core().V1().Pods().Lister()
+			r := &recorder{}
+			pl.activator = r
+			pl.namespaceUpdated(logger, tc.old, tc.new)
+			if diff := cmp.Diff(tc.want, r.activated); diff != "" {
+				t.Errorf("activated (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -567,12 +591,8 @@ func TestEventsToRegister(t *testing.T) {
 		}
 		return got
 	}
-	if diff := cmp.Diff([]fwk.EventResource{fwk.Node, fwk.TargetPod, namespaceResource}, resources(newPlugin(t, testArgs(nil)))); diff != "" {
-		t.Errorf("with a namespaceSelector (-want +got):\n%s", diff)
-	}
-	withoutNS := testArgs(func(a *config.PlacementPolicyArgs) { a.Rules = a.Rules[:2] })
-	if diff := cmp.Diff([]fwk.EventResource{fwk.Node, fwk.TargetPod}, resources(newPlugin(t, withoutNS))); diff != "" {
-		t.Errorf("without a namespaceSelector (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]fwk.EventResource{fwk.Node, fwk.TargetPod}, resources(newPlugin(t, testArgs(nil)))); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }
 
