@@ -1,0 +1,137 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+const maintenanceKey = "scheduling.adminsched.io/maintenance-window"
+
+// maintenanceConfig enables MaintenanceWindow (next to the defaults) with
+// the given weight and args.
+func maintenanceConfig(weight int, args string) string {
+	return pluginConfig(adminKubeconfig, "MaintenanceWindow", weight, args)
+}
+
+// windowFrom is a maintenance window from now+from to now+to, RFC 3339.
+func windowFrom(from, to time.Duration) string {
+	now := time.Now().UTC()
+	return now.Add(from).Format(time.RFC3339) + "/" + now.Add(to).Format(time.RFC3339)
+}
+
+// annotateNode sets (or, with value "", removes) the node's window.
+func (tc *testContext) annotateNode(node, value string) {
+	tc.t.Helper()
+	body := fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, maintenanceKey)
+	if value != "" {
+		body = fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, maintenanceKey, value)
+	}
+	if _, err := adminClient.CoreV1().Nodes().Patch(tc.ctx, node, types.StrategicMergePatchType, []byte(body), metav1.PatchOptions{}); err != nil {
+		tc.t.Fatalf("annotating node %s: %v", node, err)
+	}
+}
+
+// TestMaintenanceWindowOpenNodeGetsNoPods checks the Filter: a node in an
+// open window receives none of the new pods.
+func TestMaintenanceWindowOpenNodeGetsNoPods(t *testing.T) {
+	tc := newTestContext(t)
+	tc.createNodes(nodeSpec{name: "mw-open"}, nodeSpec{name: "mw-a"}, nodeSpec{name: "mw-b"})
+	tc.annotateNode("mw-open", windowFrom(-time.Hour, time.Hour))
+	tc.startScheduler(maintenanceConfig(1, ""))
+	var names []string
+	for i := range 9 {
+		names = append(names, tc.createPod(tc.makePod(fmt.Sprintf("p-%d", i))).Name)
+	}
+	for pod, node := range tc.waitScheduled(names...) {
+		if node == "mw-open" {
+			t.Errorf("pod %s landed on mw-open, which is in a maintenance window", pod)
+		}
+	}
+}
+
+// TestMaintenanceWindowSoonestGetsFewest checks the Score: the node whose
+// window opens soonest receives the fewest pods, a node without a window
+// the most.
+func TestMaintenanceWindowSoonestGetsFewest(t *testing.T) {
+	tc := newTestContext(t)
+	nodes := tc.createNodes(nodeSpec{name: "mw-soon"}, nodeSpec{name: "mw-later"}, nodeSpec{name: "mw-free"})
+	tc.annotateNode("mw-soon", windowFrom(time.Hour, 2*time.Hour))
+	tc.annotateNode("mw-later", windowFrom(20*time.Hour, 21*time.Hour))
+	// Weight 1: the resource scores spread the pods, the windows skew them.
+	tc.startScheduler(maintenanceConfig(1, ""))
+	var names []string
+	for i := range 30 {
+		names = append(names, tc.createPod(tc.makePod(fmt.Sprintf("p-%d", i))).Name)
+	}
+	tc.waitScheduled(names...)
+	counts := tc.podsPerNode(nodes, nil)
+	if !(counts["mw-soon"] < counts["mw-later"] && counts["mw-later"] < counts["mw-free"]) {
+		t.Errorf("pods per node %v: want mw-soon (window in 1h) < mw-later (in 20h) < mw-free (none)", counts)
+	}
+	t.Logf("pods per node: %v", counts)
+}
+
+// TestMaintenanceWindowRemovedLetsPodSchedule checks the queueing hint: a
+// pod rejected by the only node's window is scheduled once the annotation
+// is removed, without waiting for the unschedulable timeout.
+func TestMaintenanceWindowRemovedLetsPodSchedule(t *testing.T) {
+	tc := newTestContext(t)
+	tc.createNodes(nodeSpec{name: "mw-only"})
+	tc.annotateNode("mw-only", windowFrom(-time.Hour, 2*time.Hour))
+	tc.startScheduler(maintenanceConfig(1, ""))
+	tc.createPod(tc.makePod("waiting"))
+	msg := tc.failedSchedulingMessage("waiting")
+	if !strings.Contains(msg, "node is in a maintenance window until") {
+		t.Fatalf("FailedScheduling message %q does not name the window", msg)
+	}
+	start := time.Now()
+	tc.annotateNode("mw-only", "")
+	if node := tc.waitScheduled("waiting")["waiting"]; node != "mw-only" {
+		t.Errorf("pod landed on %s, want mw-only", node)
+	}
+	t.Logf("scheduled %v after the window was removed", time.Since(start).Round(100*time.Millisecond))
+}
+
+// TestMaintenanceWindowEndRetriesPod measures how long after its window
+// ends a rejected pod is scheduled. No cluster event marks the end; the
+// plugin's PostFilter activates the pod then. Without it the pod would wait
+// for the scheduler's unschedulable timeout (5 minutes, checked every 30 s).
+func TestMaintenanceWindowEndRetriesPod(t *testing.T) {
+	tc := newTestContext(t)
+	tc.createNodes(nodeSpec{name: "mw-ending"})
+	// RFC 3339 has whole seconds: the window ends 3 to 4 s from now.
+	end := time.Now().UTC().Add(4 * time.Second).Truncate(time.Second)
+	tc.annotateNode("mw-ending", time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)+"/"+end.Format(time.RFC3339))
+	tc.startScheduler(maintenanceConfig(1, ""))
+	tc.createPod(tc.makePod("waiting"))
+	if msg := tc.failedSchedulingMessage("waiting"); !strings.Contains(msg, "maintenance window until "+end.Format(time.RFC3339)) {
+		t.Fatalf("FailedScheduling message %q does not name the window's end", msg)
+	}
+	tc.waitScheduled("waiting")
+	late := time.Since(end)
+	t.Logf("scheduled %v after the window ended", late.Round(100*time.Millisecond))
+	if late > 30*time.Second {
+		t.Errorf("scheduled %v after the window ended: the retry at the window's end did not happen", late)
+	}
+}
