@@ -69,7 +69,7 @@ median() {
 if [[ $MICRO == 1 ]]; then
 	echo
 	echo "== micro-benchmarks (-count $MICRO_COUNT) -> $OUT/micro.txt"
-	$GO test ./pkg/nodelesspods/ ./pkg/nodelesspods/podcount/ ./pkg/placementpolicy/ ./pkg/normalize/ -run '^$' -bench "$MICRO_BENCH" \
+	$GO test ./pkg/nodelesspods/ ./pkg/nodelesspods/podcount/ ./pkg/placementpolicy/ ./pkg/maintenancewindow/ ./pkg/normalize/ -run '^$' -bench "$MICRO_BENCH" \
 		-benchmem -count "$MICRO_COUNT" -timeout 60m | tee "$OUT/micro.txt"
 fi
 
@@ -146,7 +146,7 @@ if [[ -s $OUT/perf.txt ]]; then
 		echo
 		echo "per-plugin execution time, ms (scheduler_plugin_execution_duration_seconds, sampled in 10% of cycles; median of the rounds' averages):"
 		jq -r '.dataItems[] | select(.labels.Metric == "scheduler_plugin_execution_duration_seconds" and .data != null)
-			| select(.labels.plugin == "NodeLessPods" or .labels.plugin == "PlacementPolicy" or .labels.plugin == "NodeAffinity" or .labels.plugin == "PodTopologySpread" or .labels.plugin == "NodeResourcesBalancedAllocation")
+			| select(.labels.plugin == "NodeLessPods" or .labels.plugin == "PlacementPolicy" or .labels.plugin == "MaintenanceWindow" or .labels.plugin == "NodeAffinity" or .labels.plugin == "PodTopologySpread" or .labels.plugin == "NodeResourcesBalancedAllocation")
 			| "\(.labels.Name | split("/")[1:3] | join("/"))|\(.labels.plugin)|\(.labels.extension_point) \(.data.Average)"' \
 			"$OUT"/perf-data/*.json >"$OUT/plugins.kv"
 		median "$OUT/plugins.kv" | tr '|' ' ' | column -t | tee "$OUT/plugins-summary.txt"

@@ -105,7 +105,7 @@ func (h *fakeHandle) activations() []string {
 	return append([]string(nil), h.activated...)
 }
 
-func newPlugin(t *testing.T, args *config.MaintenanceWindowArgs, nodes ...*v1.Node) (*MaintenanceWindow, *testingclock.FakeClock, *fakeHandle) {
+func newPlugin(t testing.TB, args *config.MaintenanceWindowArgs, nodes ...*v1.Node) (*MaintenanceWindow, *testingclock.FakeClock, *fakeHandle) {
 	t.Helper()
 	_, ctx := ktesting.NewTestContext(t)
 	clk := testingclock.NewFakeClock(now)
