@@ -76,6 +76,10 @@ const (
 	// MaxPods caps a ReplicaSet's or Deployment's spec.replicas and the
 	// number of pods a scenario makes in total.
 	MaxPods = 10000
+	// MaxAnnotationBytes caps the node annotations a scenario makes in
+	// total (keys and values, times each spec's count): the API server
+	// allows 256 KiB per node, which 10,000 nodes would turn into 2.5 GiB.
+	MaxAnnotationBytes = 16 << 20
 )
 
 // Validate returns every problem of s with its field path. schedulerNames,
@@ -108,6 +112,24 @@ func countNodes(nodes []NodeSpec) (total int, expandable bool) {
 	return total, expandable && total <= MaxNodes
 }
 
+// annotationBytes is the size of the node annotations the specs make, as
+// written (before placeholders expand), counting specs whose count is in
+// range.
+func annotationBytes(nodes []NodeSpec) int {
+	total := 0
+	for _, n := range nodes {
+		if !nodeCountInRange(n) {
+			continue
+		}
+		size := 0
+		for k, v := range n.Annotations {
+			size += len(k) + len(v)
+		}
+		total += size * ptr.Deref(n.Count, 1)
+	}
+	return total
+}
+
 func validateNodes(nodes []NodeSpec) field.ErrorList {
 	var errs field.ErrorList
 	path := field.NewPath("nodes")
@@ -117,6 +139,10 @@ func validateNodes(nodes []NodeSpec) field.ErrorList {
 	total, expandable := countNodes(nodes)
 	if total > MaxNodes {
 		errs = append(errs, field.Invalid(path, total, fmt.Sprintf("nodes in total (the sum of every count): must be at most %d", MaxNodes)))
+	}
+	if bytes := annotationBytes(nodes); bytes > MaxAnnotationBytes {
+		errs = append(errs, field.Invalid(path, bytes, fmt.Sprintf(
+			"bytes of node annotations in total (keys and values times each count): must be at most %d", MaxAnnotationBytes)))
 	}
 	seen := map[string]string{} // node name -> path of the spec that made it
 	for i, n := range nodes {

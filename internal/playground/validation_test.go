@@ -85,6 +85,13 @@ func TestDecodeSizeLimits(t *testing.T) {
 			want: []string{"s.yaml: objects: Invalid value: 10001: pods in total (one per Pod, spec.replicas per ReplicaSet and Deployment): must be at most 10000"},
 		},
 		{name: "pods in total at the limit", data: node + "objects: [" + rs("r", 6000) + ", " + rs("s", 3999) + ", " + pods(1) + "]"},
+		{
+			// 10,000 nodes with a 2 KiB annotation each: 20 MB on the API server.
+			name: "node annotations in total over the limit",
+			data: "nodes: [{name: a, count: 10000, annotations: {k: " + strings.Repeat("x", 2047) + "}}]",
+			want: []string{"s.yaml: nodes: Invalid value: 20480000: bytes of node annotations in total (keys and values times each count): must be at most 16777216"},
+		},
+		{name: "node annotations in total under the limit", data: "nodes: [{name: a, count: 1000, annotations: {k: " + strings.Repeat("x", 2047) + "}}]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
