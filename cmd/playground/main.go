@@ -21,6 +21,7 @@ limitations under the License.
 //
 //	bin/playground [--scenario FILE] [--config FILE] [--compare FILE]
 //	               [--output text|json] [--timeout 60s] [--keep] [--assets DIR]
+//	               [--explain [--explain-nodes 5]]
 package main
 
 import (

@@ -45,8 +45,8 @@ const (
 type flags struct {
 	assets, config, compare, scenario, output string
 	timeout                                   time.Duration
-	keep                                      bool
-	verbosity                                 int
+	keep, explain                             bool
+	verbosity, explainNodes                   int
 }
 
 func parseFlags(args []string, stderr io.Writer) (*flags, int) {
@@ -64,6 +64,8 @@ func parseFlags(args []string, stderr io.Writer) (*flags, int) {
 	fs.StringVar(&f.output, "output", "text", "output format: text or json")
 	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "how long to wait for every pod to be bound or unschedulable")
 	fs.BoolVar(&f.keep, "keep", false, "after printing, keep the control plane and the scheduler up until Ctrl-C")
+	fs.BoolVar(&f.explain, "explain", false, "explain every pod's placement: each score plugin's normalized score, weight and the total on the best nodes, and the nodes filtered out by plugin and reason (opportunistic batching hints are off meanwhile: every pod is scored on every node)")
+	fs.IntVar(&f.explainNodes, "explain-nodes", playground.DefaultExplainNodes, "with --explain, how many candidate nodes to show per pod")
 	fs.IntVar(&f.verbosity, "v", 2, "verbosity of the log file (the scheduler's logs never go to the terminal)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -77,6 +79,10 @@ func parseFlags(args []string, stderr io.Writer) (*flags, int) {
 	}
 	if f.output != "text" && f.output != "json" {
 		fmt.Fprintf(stderr, "playground: --output: unsupported value %q: text or json\n", f.output)
+		return nil, exitInput
+	}
+	if f.explainNodes < 1 {
+		fmt.Fprintf(stderr, "playground: --explain-nodes must be at least 1\n")
 		return nil, exitInput
 	}
 	if f.timeout <= 0 {
@@ -177,6 +183,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		WorkDir:  dir,
 		Progress: stderr,
 		Keep:     o.keep,
+
+		Explain:      o.explain,
+		ExplainNodes: o.explainNodes,
 	})
 	defer session.Stop()
 	code = exitOK
@@ -204,7 +213,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// Timed out: show what was placed, then fail.
 	}
 
-	if err := writeOutput(stdout, o.output, session.Runs); err != nil {
+	if err := writeOutput(stdout, o.output, o.explain, session.Runs); err != nil {
 		fmt.Fprintf(stderr, "playground: writing the output: %v\n", err)
 		return exitFailure
 	}
@@ -217,15 +226,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-func writeOutput(w io.Writer, format string, runs []playground.Run) error {
+// writeOutput writes the runs; in JSON, explanations are in the pods.
+func writeOutput(w io.Writer, format string, explain bool, runs []playground.Run) error {
 	switch {
 	case len(runs) == 1 && format == "json":
 		return playground.WriteJSON(w, runs[0].Result)
-	case len(runs) == 1:
-		return playground.WriteText(w, runs[0].Result)
 	case format == "json":
 		return playground.WriteCompareJSON(w, runs)
+	case len(runs) == 1:
+		if err := playground.WriteText(w, runs[0].Result); err != nil || !explain {
+			return err
+		}
+		fmt.Fprintln(w)
+		return playground.WriteExplainText(w, runs[0].Result)
 	default:
-		return playground.WriteCompareText(w, runs)
+		if err := playground.WriteCompareText(w, runs); err != nil || !explain {
+			return err
+		}
+		fmt.Fprintln(w)
+		return playground.WriteCompareExplainText(w, runs)
 	}
 }

@@ -26,11 +26,13 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
 	"github.com/adminsched/scheduler-plugins/internal/localcluster"
 	"github.com/adminsched/scheduler-plugins/internal/localscheduler"
+	"github.com/adminsched/scheduler-plugins/internal/schedtrace"
 )
 
 // Options of Play.
@@ -56,6 +58,14 @@ type Options struct {
 	// Keep leaves the control plane and the scheduler of the last config up
 	// when Play returns; Session.Stop stops them.
 	Keep bool
+	// Explain records every scheduling attempt (see package schedtrace)
+	// and sets PodResult.Explain. The scheduler then gives no
+	// opportunistic-batching hints: every pod is filtered and scored on
+	// every node.
+	Explain bool
+	// ExplainNodes is how many candidate nodes an Explanation lists; 0 is
+	// DefaultExplainNodes.
+	ExplainNodes int
 }
 
 // Session is what Play returns once every config has run.
@@ -216,7 +226,11 @@ func runScenario(ctx context.Context, opts Options, sc *schedConfig, s *Scenario
 		return nil, stop, err
 	}
 	fmt.Fprintf(progress, "starting the scheduler from %s (profiles: %s)\n", sc.source, strings.Join(sc.profiles, ", "))
-	rs, err := startScheduler(ctx, sc)
+	var rec *schedtrace.Recorder
+	if opts.Explain {
+		rec = schedtrace.NewRecorder()
+	}
+	rs, err := startScheduler(ctx, sc, rec)
 	if err != nil {
 		return nil, stop, err
 	}
@@ -239,16 +253,26 @@ func runScenario(ctx context.Context, opts Options, sc *schedConfig, s *Scenario
 	if cerr != nil {
 		return nil, stop, errors.Join(err, cerr)
 	}
+	if rec != nil {
+		for i := range res.Pods {
+			p := &res.Pods[i]
+			a, found := rec.Last(types.NamespacedName{Namespace: p.Namespace, Name: p.Name})
+			p.Explain = explain(a, found, s.NodeNames(), p.Node, opts.ExplainNodes)
+		}
+	}
 	return &res, stop, err
 }
 
-// startScheduler sets up the scheduler from sc and starts it. A failing
-// setup is the config's fault (a plugin refused its args, say): an
-// *InputError.
-func startScheduler(ctx context.Context, sc *schedConfig) (*localscheduler.Scheduler, error) {
+// startScheduler sets up the scheduler from sc and starts it, recording
+// its attempts into rec unless nil. A failing setup is the config's fault (a
+// plugin refused its args, say): an *InputError.
+func startScheduler(ctx context.Context, sc *schedConfig, rec *schedtrace.Recorder) (*localscheduler.Scheduler, error) {
 	s, err := localscheduler.Setup(ctx, sc.path)
 	if err != nil {
 		return nil, &InputError{Err: fmt.Errorf("scheduler config %s: %w", sc.source, err)}
+	}
+	if rec != nil {
+		schedtrace.Install(ctx, s.Scheduler, rec)
 	}
 	if err := s.Start(); err != nil {
 		s.Stop()

@@ -52,6 +52,9 @@ type PodResult struct {
 	Node string `json:"node,omitempty"`
 	// Reason says why an unbound pod has no node.
 	Reason string `json:"reason,omitempty"`
+	// Explain is why the scheduler chose Node, or none: only with
+	// Options.Explain.
+	Explain *Explanation `json:"explain,omitempty"`
 }
 
 // Spread is max - min of counts, 0 for none.
