@@ -22,6 +22,13 @@ limitations under the License.
 //	bin/playground [--scenario FILE] [--config FILE] [--compare FILE]
 //	               [--output text|json] [--timeout 60s] [--keep] [--assets DIR]
 //	               [--explain [--explain-nodes 5]]
+//
+// The snapshot subcommand writes a scenario of a live cluster (its nodes and
+// bound pods, see examples/scenarios/README.md) to replay, or to name as the
+// base of a scenario:
+//
+//	bin/playground snapshot [--kubeconfig FILE] [--context NAME]
+//	               [--namespace NS | --all-namespaces] [--output-file FILE]
 package main
 
 import (
@@ -38,7 +45,12 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	var code int
+	if len(os.Args) > 1 && os.Args[1] == "snapshot" {
+		code = runSnapshot(ctx, os.Args[2:], os.Stdout, os.Stderr)
+	} else {
+		code = run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	}
 	stop()
 	os.Exit(code)
 }

@@ -49,14 +49,26 @@ type Applier struct {
 	namespaces sets.Set[string]
 }
 
-// CreateNodes creates the scenario's nodes, ready.
+// CreateNodes creates the scenario's nodes, ready (cordoned when their spec
+// says unschedulable), then its bound pods. Up to parallelNodesAbove nodes
+// are created one by one in file order; more, and the bound pods, with
+// Workers requests in flight.
 func (a *Applier) CreateNodes(ctx context.Context, s *Scenario) error {
 	logger := klog.FromContext(ctx)
 	now := time.Now
 	if a.Now != nil {
 		now = a.Now
 	}
-	for _, node := range s.NodeObjects(now()) {
+	cordoned := sets.New[string]()
+	for _, spec := range s.Nodes {
+		if spec.Unschedulable {
+			cordoned.Insert(nodeNames(spec)...)
+		}
+	}
+	nodes := s.NodeObjects(now())
+	create := func(ctx context.Context, i int) error {
+		node := nodes[i]
+		node.Spec.Unschedulable = cordoned.Has(node.Name)
 		created, err := a.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
 		if err != nil {
 			return fmt.Errorf("creating node %s: %w", node.Name, err)
@@ -66,8 +78,20 @@ func (a *Applier) CreateNodes(ctx context.Context, s *Scenario) error {
 			return fmt.Errorf("setting the status of node %s: %w", node.Name, err)
 		}
 		logger.V(2).Info("Created node", "node", klog.KObj(node))
+		return nil
 	}
-	return nil
+	if len(nodes) > parallelNodesAbove {
+		if err := parallel(ctx, len(nodes), create); err != nil {
+			return err
+		}
+	} else {
+		for i := range nodes {
+			if err := create(ctx, i); err != nil {
+				return err
+			}
+		}
+	}
+	return a.createBoundPods(ctx, s)
 }
 
 // Apply creates the scenario's objects in order and returns every pod it

@@ -47,8 +47,16 @@ const (
 
 // Scenario is the content of a scenario file.
 type Scenario struct {
+	// Base names another scenario file, relative to this one, whose nodes,
+	// bound pods and objects come before this one's (see base.go). Decode
+	// merges it: a decoded Scenario has no Base.
+	Base string `json:"base,omitempty"`
 	// Nodes are created, ready, before the scheduler starts.
 	Nodes []NodeSpec `json:"nodes"`
+	// BoundPods are pods already running on the scenario's nodes, as
+	// `playground snapshot` records them: created bound, in parallel, before
+	// the scheduler starts, and not part of the result (see boundpods.go).
+	BoundPods []BoundPod `json:"boundPods,omitempty"`
 	// Objects are created in order. Each is a Kubernetes object of kind Pod,
 	// ReplicaSet, Deployment or Service. A Pod that the scheduler has to
 	// place is waited for (bound or unschedulable) before the next object is
@@ -77,6 +85,8 @@ type NodeSpec struct {
 	Annotations map[string]string `json:"annotations,omitempty"`
 	Taints      []corev1.Taint    `json:"taints,omitempty"`
 	Allocatable Allocatable       `json:"allocatable,omitempty"`
+	// Unschedulable marks the nodes cordoned (spec.unschedulable).
+	Unschedulable bool `json:"unschedulable,omitempty"`
 }
 
 // Allocatable is a node's allocatable (and capacity) resources.
@@ -129,17 +139,23 @@ func Load(path string, schedulerNames []string) (*Scenario, error) {
 	return Decode(path, data, schedulerNames)
 }
 
-// Decode decodes data strictly (an unknown field is an error) and validates
-// it. file names the source in errors.
+// Decode decodes data strictly (an unknown field is an error), merges its
+// base if it names one (read relative to file's directory) and validates
+// it. file names the source in errors; with a base, each error names the
+// file its field comes from.
 func Decode(file string, data []byte, schedulerNames []string) (*Scenario, error) {
 	var s Scenario
 	if err := unmarshalStrict(data, &s); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	if errs := Validate(&s, schedulerNames); len(errs) > 0 {
-		return nil, &ValidationError{File: file, Errs: errs}
+	merged, err := mergeBase(file, &s)
+	if err != nil {
+		return nil, err
 	}
-	return &s, nil
+	if errs := Validate(merged.scenario, schedulerNames); len(errs) > 0 {
+		return nil, merged.validationError(errs)
+	}
+	return merged.scenario, nil
 }
 
 // unmarshalStrict decodes YAML or JSON data into v with yaml.UnmarshalStrict.

@@ -88,6 +88,7 @@ const (
 // oversized scenario is rejected without allocating for its size.
 func Validate(s *Scenario, schedulerNames []string) field.ErrorList {
 	errs := validateNodes(s.Nodes)
+	errs = append(errs, validateBoundPods(s.BoundPods, nodeSet(s.Nodes))...)
 	_, objErrs := decodeObjects(s, schedulerNames)
 	return append(errs, objErrs...)
 }
