@@ -1,0 +1,285 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/adminsched/scheduler-plugins/internal/localcluster"
+)
+
+// startCluster starts a bare control plane (no scheduler) for the test and
+// returns a client and its kubeconfig file.
+func startCluster(t testing.TB) (*localcluster.ControlPlane, kubernetes.Interface, string) {
+	t.Helper()
+	dir := t.TempDir()
+	cp, err := localcluster.Start(assets, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, cp.KubeConfig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	client, err := kubernetes.NewForConfig(cp.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cp, client, kubeconfig
+}
+
+// podsPerNode lists the pods of a cluster: node -> sorted namespace/name.
+func podsPerNode(t *testing.T, client kubernetes.Interface) map[string][]string {
+	t.Helper()
+	list, err := client.CoreV1().Pods("").List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string][]string{}
+	for _, p := range list.Items {
+		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		m[p.Spec.NodeName] = append(m[p.Spec.NodeName], p.Namespace+"/"+p.Name)
+	}
+	return m
+}
+
+// seedCluster creates 3 nodes with 4, 3 and 1 pods plus a DaemonSet pod
+// each (and a finished pod, which a snapshot skips), through client-go.
+func seedCluster(t *testing.T, client kubernetes.Interface) {
+	t.Helper()
+	ctx := context.Background()
+	for _, name := range []string{"node-a", "node-b", "node-c"} {
+		res := corev1.ResourceList{"cpu": resource.MustParse("4"), "memory": resource.MustParse("16Gi"), "pods": resource.MustParse("110")}
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
+			Name:   name,
+			Labels: map[string]string{corev1.LabelHostname: name, corev1.LabelTopologyZone: "zone-1"},
+			Annotations: map[string]string{
+				"scheduling.adminsched.io/maintenance-window": "2030-01-01T00:00:00Z/2030-01-01T02:00:00Z",
+				"example.com/secret-annotation":               "do-not-copy",
+			},
+		}}
+		created, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		created.Status = corev1.NodeStatus{Capacity: res, Allocatable: res,
+			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady"}}}
+		if _, err := client.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ns := range []string{"shop", "ops"} {
+		if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pod := func(ns, name, node string) *corev1.Pod {
+		return &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{"app": strings.TrimRight(name, "-0123456789")},
+				Annotations: map[string]string{"example.com/token": "do-not-copy"}},
+			Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "app", Image: "example.com/private:1",
+				Env:       []corev1.EnvVar{{Name: "PASSWORD", Value: "do-not-copy"}},
+				Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{"cpu": resource.MustParse("100m"), "memory": resource.MustParse("128Mi")}}}}},
+		}
+	}
+	var pods []*corev1.Pod
+	for i, node := range []string{"node-a", "node-a", "node-a", "node-a", "node-b", "node-b", "node-b", "node-c"} {
+		pods = append(pods, pod("shop", fmt.Sprintf("web-%d", i), node))
+	}
+	for _, node := range []string{"node-a", "node-b", "node-c"} {
+		p := pod("ops", "agent-"+node, node)
+		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "agent", UID: "d5e1a0c2-0000-4000-8000-000000000001", Controller: ptrTo(true)}}
+		pods = append(pods, p)
+	}
+	for _, p := range pods {
+		if _, err := client.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done, err := client.CoreV1().Pods("shop").Create(ctx, pod("shop", "job-1", "node-c"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done.Status.Phase = corev1.PodSucceeded
+	if _, err := client.CoreV1().Pods("shop").UpdateStatus(ctx, done, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// keepRun runs the playground with --keep and returns, once the result is
+// printed, its stdout and a client of its control plane; the run stops at
+// the end of the test.
+func keepRun(t *testing.T, args ...string) (string, kubernetes.Interface) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, append([]string{"--assets", assets, "--keep"}, args...), &stdout, &stderr)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			t.Error("run did not return after Ctrl-C")
+		}
+	})
+	deadline := time.After(3 * time.Minute)
+	for !strings.Contains(stderr.String(), "kubectl --kubeconfig ") {
+		select {
+		case code := <-done:
+			t.Fatalf("run returned %d before Ctrl-C; stderr:\n%s", code, stderr.String())
+		case <-deadline:
+			t.Fatalf("no kubectl hint; stderr:\n%s", stderr.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	t.Logf("playground %s\nstderr:\n%s", strings.Join(args, " "), stderr.String())
+	hint := stderr.String()[strings.Index(stderr.String(), "kubectl --kubeconfig "):]
+	cfg, err := clientcmd.BuildConfigFromFlags("", strings.Fields(hint)[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stdout.String(), client
+}
+
+// TestSnapshot seeds a control plane through client-go, snapshots it with
+// `playground snapshot`, replays the snapshot (the same pods on the same
+// nodes, nothing secret in the file), then runs a scenario whose base is
+// the snapshot: its Deployment goes to the emptiest node under the shipped
+// NodeLessPods (LeastPods) profile, which ignores DaemonSet pods.
+func TestSnapshot(t *testing.T) {
+	cp, client, kubeconfig := startCluster(t)
+	seedCluster(t, client)
+	want := podsPerNode(t, client)
+	delete(want, "node-c") // without the finished pod
+	want["node-c"] = []string{"ops/agent-node-c", "shop/web-7"}
+
+	dir := t.TempDir()
+	snapshot := filepath.Join(dir, "cluster.yaml")
+	var stdout, stderr syncBuffer
+	code := runSnapshot(context.Background(), []string{"--kubeconfig", kubeconfig, "--output-file", snapshot, "--page-size", "2"}, &stdout, &stderr)
+	t.Logf("playground snapshot: exit %d\nstderr:\n%s", code, stderr.String())
+	if err := cp.Stop(); err != nil {
+		t.Error(err)
+	}
+	if code != 0 {
+		t.Fatalf("exit code %d, want 0", code)
+	}
+	if !strings.Contains(stderr.String(), "wrote 3 nodes and 11 bound pods to "+snapshot) {
+		t.Errorf("stderr does not report 3 nodes and 11 bound pods")
+	}
+	data, err := os.ReadFile(snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, leak := range []string{"do-not-copy", "secret", "PASSWORD", "example.com", "token", "job-1"} {
+		if strings.Contains(string(data), leak) {
+			t.Errorf("the snapshot contains %q:\n%s", leak, data)
+		}
+	}
+	for _, keep := range []string{"scheduling.adminsched.io/maintenance-window: 2030-01-01T00:00:00Z/2030-01-01T02:00:00Z",
+		`"owner":{"apiVersion":"apps/v1","kind":"DaemonSet","name":"agent"}`} {
+		if !strings.Contains(string(data), keep) {
+			t.Errorf("the snapshot lacks %q:\n%s", keep, data)
+		}
+	}
+
+	// The snapshot replayed: same pods per node.
+	out, replay := keepRun(t, "--config", shippedConfig, "--scenario", snapshot, "--output", "json")
+	if got := podsPerNode(t, replay); !cmp.Equal(want, got) {
+		t.Errorf("pods per node after replay (-want +got):\n%s", cmp.Diff(want, got))
+	}
+	if r := decodeResult(t, out); len(r.Pods) != 0 || len(r.Nodes) != 3 {
+		t.Errorf("result %+v: want the 3 nodes and no pods to schedule", r)
+	}
+	node, err := replay.CoreV1().Nodes().Get(context.Background(), "node-b", metav1.GetOptions{})
+	if err != nil || node.Annotations["scheduling.adminsched.io/maintenance-window"] == "" || node.Annotations["example.com/secret-annotation"] != "" {
+		t.Errorf("replayed node-b annotations %v (%v)", node.Annotations, err)
+	}
+
+	// A scenario on top of the snapshot.
+	top := filepath.Join(dir, "more.yaml")
+	if err := os.WriteFile(top, []byte(`base: cluster.yaml
+objects:
+  - kind: Deployment
+    metadata: {name: api, namespace: shop}
+    spec:
+      replicas: 2
+      template:
+        spec:
+          containers:
+            - name: api
+              image: registry.k8s.io/pause:3.10
+              resources: {requests: {cpu: 100m, memory: 128Mi}}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = runPlayground(t, "--config", shippedConfig, "--scenario", top, "--output", "json")
+	if code != 0 {
+		t.Fatalf("exit code %d, want 0", code)
+	}
+	r := decodeResult(t, out)
+	if got := replicasPerNode(r, "api-"); !cmp.Equal(got, map[string]int{"node-c": 2}) {
+		t.Errorf("api replicas per node %v, want both on node-c (1 pod besides its DaemonSet pod, against 3 and 4)", got)
+	}
+}
+
+func TestSnapshotFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--namespace", "a", "--all-namespaces"}, "exclude each other"},
+		{[]string{"--all-namespaces=false"}, "needs --namespace"},
+		{[]string{"--page-size", "0"}, "--page-size must be at least 1"},
+		{[]string{"extra"}, "unexpected arguments"},
+		{[]string{"--kubeconfig", "/nonexistent/kubeconfig"}, "loading the kubeconfig"},
+	}
+	for _, tt := range tests {
+		var stdout, stderr syncBuffer
+		if code := runSnapshot(context.Background(), tt.args, &stdout, &stderr); code != exitInput || !strings.Contains(stderr.String(), tt.want) {
+			t.Errorf("%q: exit %d, stderr %q: want %d and %q", tt.args, code, stderr.String(), exitInput, tt.want)
+		}
+	}
+	var stdout, stderr syncBuffer
+	if code := runSnapshot(context.Background(), []string{"--help"}, &stdout, &stderr); code != exitOK || !strings.Contains(stderr.String(), "Usage: playground snapshot") {
+		t.Errorf("--help: exit %d, stderr %q", code, stderr.String())
+	}
+}
