@@ -57,6 +57,10 @@ func parseFlags(args []string, stderr io.Writer) (*flags, int) {
 	f := &flags{}
 	fs := flag.NewFlagSet("playground", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: playground [flags]\n       playground snapshot [flags]   write a scenario of a live cluster (see playground snapshot --help)\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
 	fs.StringVar(&f.assets, "assets", defaultAssets, "directory holding etcd and kube-apiserver (default: $KUBEBUILDER_ASSETS, else ./bin)")
 	fs.StringVar(&f.config, "config", "manifests/nodelesspods/scheduler-config.yaml", "KubeSchedulerConfiguration file to run the scheduler with")
 	fs.StringVar(&f.compare, "compare", "", "second KubeSchedulerConfiguration: run the scenario again with it on a fresh control plane and show both placements")

@@ -282,4 +282,9 @@ func TestSnapshotFlags(t *testing.T) {
 	if code := runSnapshot(context.Background(), []string{"--help"}, &stdout, &stderr); code != exitOK || !strings.Contains(stderr.String(), "Usage: playground snapshot") {
 		t.Errorf("--help: exit %d, stderr %q", code, stderr.String())
 	}
+	// The playground's own help names the subcommand.
+	var out, errOut syncBuffer
+	if code := run(context.Background(), []string{"--help"}, &out, &errOut); code != exitOK || !strings.Contains(errOut.String(), "playground snapshot [flags]") {
+		t.Errorf("playground --help: exit %d, stderr %q", code, errOut.String())
+	}
 }
