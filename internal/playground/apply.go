@@ -81,6 +81,9 @@ func (a *Applier) CreateNodes(ctx context.Context, s *Scenario) error {
 		return nil
 	}
 	if len(nodes) > parallelNodesAbove {
+		if a.Progress != nil {
+			fmt.Fprintf(a.Progress, "creating %d nodes\n", len(nodes))
+		}
 		if err := parallel(ctx, len(nodes), create); err != nil {
 			return err
 		}
