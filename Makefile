@@ -48,8 +48,12 @@ unit-test: ## Unit tests with the race detector, including the fuzz seed corpora
 envtest: ## Build etcd and kube-apiserver from go.mod into bin/ (skipped when up to date).
 	hack/install-envtest.sh $(BIN_DIR)
 
+.PHONY: helm
+helm: ## Build bin/helm from hack/tools/helm/go.mod (skipped when up to date).
+	hack/install-helm.sh $(BIN_DIR)
+
 .PHONY: integration-test
-integration-test: envtest build ## Tests on a real etcd + kube-apiserver: integration, playground, scheduler_perf smoke.
+integration-test: envtest helm build ## Tests on a real etcd + kube-apiserver: integration, playground, scheduler_perf smoke.
 	PATH=$(BIN_DIR):$$PATH KUBEBUILDER_ASSETS=$(BIN_DIR) SCHEDULER_BINARY=$(BIN_DIR)/kube-scheduler \
 		$(GO) test -count=1 -timeout 30m ./test/integration/... ./cmd/playground/...
 
