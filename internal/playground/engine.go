@@ -242,7 +242,7 @@ func runScenario(ctx context.Context, opts Options, sc *schedConfig, s *Scenario
 	if err == nil {
 		err = a.Wait(wctx, refs)
 	}
-	if err != nil && (ctx.Err() != nil || wctx.Err() == nil) {
+	if err != nil && (ctx.Err() != nil || !timedOut(wctx, err)) {
 		// Interrupted, or a failure that is not the timeout.
 		return nil, stop, err
 	}
@@ -279,4 +279,14 @@ func startScheduler(ctx context.Context, sc *schedConfig, rec *schedtrace.Record
 		return nil, err
 	}
 	return s, nil
+}
+
+// timedOut reports whether err ended the wait because the time was up. A
+// client's rate limiter refuses a request that would end after the deadline
+// before the deadline has passed (x/time/rate's "would exceed context
+// deadline", which wraps no sentinel error), so with a short timeout that
+// refusal is the timeout too.
+func timedOut(wctx context.Context, err error) bool {
+	return wctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) ||
+		strings.Contains(err.Error(), "would exceed context deadline")
 }

@@ -18,7 +18,9 @@ package playground
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -192,5 +194,32 @@ func TestSessionStopWithoutKeep(t *testing.T) {
 	s.Stop()
 	if calls != 1 {
 		t.Errorf("stop called %d times, want once", calls)
+	}
+}
+
+func TestTimedOut(t *testing.T) {
+	live, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	expired, cancel2 := context.WithTimeout(context.Background(), time.Nanosecond)
+	defer cancel2()
+	<-expired.Done()
+	tests := []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want bool
+	}{
+		{name: "deadline passed", ctx: expired, err: errors.New("anything"), want: true},
+		{name: "wrapped DeadlineExceeded", ctx: live, err: fmt.Errorf("creating pod: %w", context.DeadlineExceeded), want: true},
+		{name: "rate limiter refusal before the deadline", ctx: live,
+			err: errors.New("creating namespace default: client rate limiter Wait returned an error: rate: Wait(n=1) would exceed context deadline"), want: true},
+		{name: "API server rejection", ctx: live, err: errors.New("creating Deployment default/web: selector does not match template labels"), want: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := timedOut(tc.ctx, tc.err); got != tc.want {
+				t.Errorf("timedOut = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
