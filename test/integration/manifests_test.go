@@ -141,28 +141,55 @@ type installation struct {
 	kubeconfig string
 	// container is the scheduler container of the Deployment.
 	container v1.Container
+	// serviceAccount is the Deployment's ServiceAccount, in namespace.
+	serviceAccount string
 }
 
 // install applies manifests/install and reads what a test needs to run the
 // scheduler as the Deployment does.
 func (tc *testContext) install() *installation {
 	tc.t.Helper()
-	in := &installation{objs: kustomize(tc.t, "../../manifests/install")}
+	return tc.installObjects("manifests/install", kustomize(tc.t, "../../manifests/install"))
+}
+
+// installObjects applies objs, rendered from source (a kustomization or a
+// chart), and reads what a test needs to run the scheduler as their
+// Deployment does: its ConfigMap's config and the token of its
+// ServiceAccount.
+func (tc *testContext) installObjects(source string, objs []*unstructured.Unstructured) *installation {
+	tc.t.Helper()
+	in := &installation{objs: objs}
 	tc.apply(in.objs)
+	in.readObjects(tc.t, source)
+	// In a pod the client comes from the in-cluster config; here from the
+	// ServiceAccount's token. --kubeconfig is ignored next to --config.
+	in.kubeconfig = tc.serviceAccountKubeconfig(in.namespace, in.serviceAccount)
+	in.config += fmt.Sprintf("clientConnection:\n  kubeconfig: %q\n", in.kubeconfig)
+	if strings.Count(in.config, "clientConnection:") != 1 {
+		tc.t.Fatalf("the ConfigMap's config sets clientConnection itself; adapt the test:\n%s", in.config)
+	}
+	return in
+}
+
+// readObjects reads the config of the ConfigMap, the scheduler container of
+// the Deployment and the name of its ServiceAccount from in.objs.
+func (in *installation) readObjects(t testing.TB, source string) {
+	t.Helper()
 	var found bool
 	for _, o := range in.objs {
 		switch o.GetKind() {
 		case "ConfigMap":
 			var cm v1.ConfigMap
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &cm); err != nil {
-				tc.t.Fatal(err)
+				t.Fatal(err)
 			}
 			in.config, in.namespace = cm.Data["scheduler-config.yaml"], cm.Namespace
 		case "Deployment":
 			var d appsv1.Deployment
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &d); err != nil {
-				tc.t.Fatal(err)
+				t.Fatal(err)
 			}
+			in.serviceAccount = d.Spec.Template.Spec.ServiceAccountName
 			for _, c := range d.Spec.Template.Spec.Containers {
 				if c.Name == "kube-scheduler" {
 					in.container, found = c, true
@@ -171,19 +198,14 @@ func (tc *testContext) install() *installation {
 		}
 	}
 	if in.config == "" {
-		tc.t.Fatal("manifests/install has no ConfigMap with scheduler-config.yaml")
+		t.Fatalf("%s has no ConfigMap with scheduler-config.yaml", source)
 	}
 	if !found {
-		tc.t.Fatal("manifests/install has no Deployment with a kube-scheduler container")
+		t.Fatalf("%s has no Deployment with a kube-scheduler container", source)
 	}
-	// In a pod the client comes from the in-cluster config; here from the
-	// ServiceAccount's token. --kubeconfig is ignored next to --config.
-	in.kubeconfig = tc.serviceAccountKubeconfig(in.namespace, "custom-scheduler")
-	in.config += fmt.Sprintf("clientConnection:\n  kubeconfig: %q\n", in.kubeconfig)
-	if strings.Count(in.config, "clientConnection:") != 1 {
-		tc.t.Fatalf("the ConfigMap's config sets clientConnection itself; adapt the test:\n%s", in.config)
+	if in.serviceAccount == "" {
+		t.Fatalf("%s: the Deployment names no ServiceAccount", source)
 	}
-	return in
 }
 
 // schedulerArgs returns the arguments of the Deployment's container (its
