@@ -17,7 +17,7 @@ LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION)+adminsched
 	-X k8s.io/component-base/version.gitTreeState=$(if $(findstring dirty,$(VERSION)),dirty,clean) \
 	-X k8s.io/component-base/version.buildDate=$(BUILD_DATE)
 
-UNIT_PKGS := ./apis/... ./pkg/... ./internal/... ./cmd/scheduler/...
+UNIT_PKGS := ./apis/... ./pkg/... ./internal/... ./cmd/scheduler/... ./hack/release-manifests/...
 
 .PHONY: all
 all: build
@@ -36,6 +36,28 @@ image: ## Build the scheduler image $(IMAGE) (needs a Docker engine with BuildKi
 		--build-arg GIT_COMMIT=$(GIT_COMMIT) \
 		--build-arg BUILD_DATE=$(BUILD_DATE) \
 		-t $(IMAGE) .
+
+# A multi-platform image cannot be loaded into the engine's classic image
+# store, so image-multiarch pushes by default; BUILDX_OUTPUT=--output=type=oci,dest=<file>
+# writes an OCI archive instead.
+PLATFORMS ?= linux/amd64,linux/arm64
+BUILDX_OUTPUT ?= --push
+
+.PHONY: image-multiarch
+image-multiarch: ## Build and push $(IMAGE) for $(PLATFORMS) with docker buildx (cross-compiled, no emulation).
+	$(DOCKER) buildx build -f build/scheduler/Dockerfile \
+		--platform $(PLATFORMS) \
+		--build-arg VERSION=$(VERSION) \
+		--build-arg GIT_COMMIT=$(GIT_COMMIT) \
+		--build-arg BUILD_DATE=$(BUILD_DATE) \
+		-t $(IMAGE) $(BUILDX_OUTPUT) .
+
+RELEASE_DIR ?= $(CURDIR)/_output/release
+
+.PHONY: release-manifests
+release-manifests: ## Render manifests/install with image $(IMAGE) into _output/release/all-in-one.yaml (kubectl apply -f).
+	$(GO) run ./hack/release-manifests --kustomization manifests/install \
+		--image $(IMAGE) --output $(RELEASE_DIR)/all-in-one.yaml
 
 .PHONY: test
 test: unit-test integration-test ## Run every test CI runs.
