@@ -364,7 +364,8 @@ func TestChartSchemaPluginNames(t *testing.T) {
 }
 
 // TestChartBadValues checks that bad values fail at helm template (the
-// schema, or a template's fail) with the field named.
+// schema, or a template's fail) with the field named, and so does a cluster
+// outside the supported kube-apiserver versions (Chart.yaml kubeVersion).
 func TestChartBadValues(t *testing.T) {
 	for _, tt := range []struct {
 		name string
@@ -397,6 +398,8 @@ func TestChartBadValues(t *testing.T) {
 			[]string{"leaderElection.leaderElect"}},
 		{"a PodDisruptionBudget without a bound", []string{"--set", "podDisruptionBudget.maxUnavailable=null"},
 			[]string{"podDisruptionBudget"}},
+		{"a cluster older than the supported skew", []string{"--kube-version", "1.36.0"},
+			[]string{"kubeVersion"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			out, err := helmTemplate(t, "adminsched-system", tt.args...)
