@@ -41,6 +41,7 @@ import (
 	// Importing scheme registers MaintenanceWindowArgs with the scheduler's
 	// config scheme for every scheduler build that imports this plugin.
 	"github.com/adminsched/scheduler-plugins/apis/config/scheme"
+	"github.com/adminsched/scheduler-plugins/pkg/podowner"
 )
 
 // Name is the plugin's name in a KubeSchedulerConfiguration profile.
@@ -120,7 +121,7 @@ func (pl *MaintenanceWindow) Name() string { return Name }
 // isExempt reports whether pod may go to nodes whatever their windows.
 func (pl *MaintenanceWindow) isExempt(pod *v1.Pod) bool {
 	if pl.ignoreDaemonSet {
-		if owner := metav1.GetControllerOfNoCopy(pod); owner != nil && owner.Kind == "DaemonSet" && owner.APIVersion == "apps/v1" {
+		if podowner.IsDaemonSetPod(pod) {
 			return true
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
+	"github.com/adminsched/scheduler-plugins/pkg/podowner"
 )
 
 // podSelector decides which pods NodeLessPods counts, from the args.
@@ -54,13 +55,8 @@ func (s *podSelector) counts(pod *v1.Pod) bool {
 	if len(s.namespaces) > 0 && !s.namespaces.Has(pod.Namespace) {
 		return false
 	}
-	if s.ignoreDaemonSet && ownedByDaemonSet(pod) {
+	if s.ignoreDaemonSet && podowner.IsDaemonSetPod(pod) {
 		return false
 	}
 	return s.labels == nil || s.labels.Matches(labels.Set(pod.Labels))
-}
-
-func ownedByDaemonSet(pod *v1.Pod) bool {
-	owner := metav1.GetControllerOfNoCopy(pod)
-	return owner != nil && owner.Kind == "DaemonSet" && owner.APIVersion == "apps/v1"
 }

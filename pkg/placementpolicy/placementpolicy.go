@@ -26,7 +26,6 @@ import (
 	"fmt"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -38,6 +37,7 @@ import (
 	// Importing scheme registers PlacementPolicyArgs with the scheduler's
 	// config scheme for every scheduler build that imports this plugin.
 	"github.com/adminsched/scheduler-plugins/apis/config/scheme"
+	"github.com/adminsched/scheduler-plugins/pkg/podowner"
 )
 
 // Name is the plugin's name in a KubeSchedulerConfiguration profile.
@@ -108,11 +108,7 @@ func (pl *PlacementPolicy) exempt(pod *v1.Pod) bool {
 	if pl.excluded.Has(pod.Namespace) {
 		return true
 	}
-	if pl.ignoreDaemonSet {
-		owner := metav1.GetControllerOfNoCopy(pod)
-		return owner != nil && owner.Kind == "DaemonSet" && owner.APIVersion == "apps/v1"
-	}
-	return false
+	return pl.ignoreDaemonSet && podowner.IsDaemonSetPod(pod)
 }
 
 // namespaceLabels returns the labels of pod's namespace, or nil when no rule
