@@ -148,7 +148,11 @@ var errMalformed = errors.New("malformed maintenance window annotation")
 func (c *windowCache) windows(logger klog.Logger, node, key, value string) []window {
 	c.mu.RLock()
 	p, ok := c.values[value]
-	_, logged := c.logged[[2]string{node, value}]
+	logged := false
+	if ok && p.err != nil {
+		// Only a malformed value needs the (node, value) key hashed.
+		_, logged = c.logged[[2]string{node, value}]
+	}
 	c.mu.RUnlock()
 	if ok && (p.err == nil || logged) {
 		return p.windows
