@@ -14,13 +14,18 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package localcluster runs a Kubernetes control plane (etcd and
-// kube-apiserver, built from go.mod by hack/install-envtest.sh) in temporary
-// directories, set up for scheduling without a controller-manager or kubelets.
-// The playground and the integration tests use it.
+// Package localcluster runs a Kubernetes cluster without machines, in
+// temporary directories: etcd and kube-apiserver (through envtest),
+// kube-controller-manager with the workload controllers, and KWOK as every
+// node's kubelet (nodes Ready with heartbeats, bound pods Running, deleted
+// pods gone). hack/install-envtest.sh builds the four binaries from go.mod.
+// No scheduler runs: the caller starts ours. The playground and the
+// integration tests use it.
 package localcluster
 
 import (
+	_ "embed"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,36 +36,67 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
-// ControlPlane is an etcd and a kube-apiserver run from an assets directory,
-// their output in log files.
+// Binaries are the programs Start runs, all from the assets directory.
+var Binaries = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kwok"}
+
+// Controllers are the kube-controller-manager controllers Start runs: those
+// that make and remove workloads' pods, and the garbage collector, namespace
+// and ServiceAccount controllers a user's kubectl apply relies on. Node
+// lifecycle is left out (KWOK keeps every node Ready), and so are the token
+// controllers: the ServiceAccount admission plugin is off (see Start).
+var Controllers = []string{
+	"deployment-controller",
+	"replicaset-controller",
+	"replicationcontroller-controller",
+	"statefulset-controller",
+	"daemonset-controller",
+	"job-controller",
+	"cronjob-controller",
+	"ttl-after-finished-controller",
+	"disruption-controller",
+	"garbage-collector-controller",
+	"namespace-controller",
+	"serviceaccount-controller",
+}
+
+//go:embed kwok.yaml
+var kwokConfig []byte
+
+// ControlPlane is a running cluster; the output of each of its programs is
+// in a log file of the log directory given to Start.
 type ControlPlane struct {
 	// Config reaches the API server as a cluster admin.
 	Config *rest.Config
 	// KubeConfig is Config as a kubeconfig file's content.
 	KubeConfig []byte
+	// KubeconfigPath is a file holding KubeConfig, in the log directory.
+	KubeconfigPath string
 
-	env  *envtest.Environment
-	logs []*os.File
+	env   *envtest.Environment
+	procs []*process
+	logs  []*os.File
 }
 
-// Start starts etcd and kube-apiserver from assets (the directory
-// hack/install-envtest.sh fills). logDir receives their logs. The error says
-// which binary failed, where it was looked for, and how to build it.
+// Start starts etcd, kube-apiserver, kube-controller-manager and KWOK from
+// assets (the directory hack/install-envtest.sh fills). logDir receives
+// their logs, the admin kubeconfig and KWOK's config. Start returns once
+// the API server serves; the controller-manager and KWOK start in the
+// background (Err reports if one of them exits). The error says which
+// binary failed, where it was looked for, and how to build it.
 func Start(assets, logDir string) (*ControlPlane, error) {
 	if err := CheckAssets(assets); err != nil {
 		return nil, err
 	}
 	cp := &ControlPlane{}
-	etcdLog, err := os.Create(filepath.Join(logDir, "etcd.log"))
+	etcdLog, err := cp.createLog(logDir, "etcd.log")
 	if err != nil {
 		return nil, err
 	}
-	apiLog, err := os.Create(filepath.Join(logDir, "kube-apiserver.log"))
+	apiLog, err := cp.createLog(logDir, "kube-apiserver.log")
 	if err != nil {
-		etcdLog.Close()
+		cp.closeLogs()
 		return nil, err
 	}
-	cp.logs = []*os.File{etcdLog, apiLog}
 	cp.env = &envtest.Environment{
 		BinaryAssetsDirectory:    assets,
 		ControlPlaneStartTimeout: 2 * time.Minute,
@@ -69,10 +105,12 @@ func Start(assets, logDir string) (*ControlPlane, error) {
 	cp.env.ControlPlane.Etcd = &envtest.Etcd{Out: etcdLog, Err: etcdLog}
 	api := cp.env.ControlPlane.GetAPIServer()
 	api.Out, api.Err = apiLog, apiLog
-	// Without a node lifecycle controller, TaintNodesByCondition would leave
-	// every new node tainted not-ready, and Priority needs priority classes
-	// that only a controller creates: upstream's integration tests turn both
-	// off, and ServiceAccount, which needs the token controller.
+	// No node lifecycle controller runs, so TaintNodesByCondition would
+	// leave every new node tainted not-ready; Priority needs priority
+	// classes a fresh cluster may not have yet; ServiceAccount would refuse
+	// pods until the ServiceAccount controller has made the namespace's
+	// default account, and mount tokens nothing reads. Upstream's
+	// integration tests turn them off too.
 	api.Configure().Set("disable-admission-plugins", "ServiceAccount,TaintNodesByCondition,Priority")
 
 	cfg, err := cp.env.Start()
@@ -87,30 +125,104 @@ func Start(assets, logDir string) (*ControlPlane, error) {
 			bin, filepath.Join(assets, bin), err, bin, tail(log))
 	}
 	cp.Config, cp.KubeConfig = cfg, cp.env.KubeConfig
+	if err := cp.startNodesAndControllers(assets, logDir); err != nil {
+		_ = cp.Stop()
+		return nil, err
+	}
 	return cp, nil
 }
 
-// CheckAssets checks that assets holds executable etcd and kube-apiserver.
+func (cp *ControlPlane) startNodesAndControllers(assets, logDir string) error {
+	cp.KubeconfigPath = filepath.Join(logDir, "kubeconfig")
+	if err := os.WriteFile(cp.KubeconfigPath, cp.KubeConfig, 0o600); err != nil {
+		return err
+	}
+	kwokConfigPath := filepath.Join(logDir, "kwok.yaml")
+	if err := os.WriteFile(kwokConfigPath, kwokConfig, 0o600); err != nil {
+		return err
+	}
+	kcm, err := cp.start(assets, logDir, "kube-controller-manager",
+		"--kubeconfig="+cp.KubeconfigPath,
+		"--controllers="+strings.Join(Controllers, ","),
+		"--leader-elect=false",
+		// Nothing scrapes it: no serving port, no certificates to make.
+		"--secure-port=0",
+	)
+	if err != nil {
+		return err
+	}
+	cp.procs = append(cp.procs, kcm)
+	kwok, err := cp.start(assets, logDir, "kwok",
+		"--kubeconfig="+cp.KubeconfigPath,
+		"--config="+kwokConfigPath,
+	)
+	if err != nil {
+		return err
+	}
+	cp.procs = append(cp.procs, kwok)
+	return nil
+}
+
+// CheckAssets checks that assets holds every binary Start runs, executable.
 func CheckAssets(assets string) error {
-	for _, bin := range []string{"etcd", "kube-apiserver"} {
+	var missing []string
+	for _, bin := range Binaries {
 		path := filepath.Join(assets, bin)
 		if st, err := os.Stat(path); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
-			return fmt.Errorf("%s not found (or not executable) at %s: build it with `make envtest`, or point --assets (KUBEBUILDER_ASSETS) at a directory holding etcd and kube-apiserver", bin, path)
+			missing = append(missing, path)
 		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("not found (or not executable): %s: build them with `make envtest`, or point --assets (KUBEBUILDER_ASSETS) at a directory holding %s",
+			strings.Join(missing, ", "), strings.Join(Binaries, ", "))
 	}
 	return nil
 }
 
-// Stop stops kube-apiserver and etcd; their temp dirs are removed.
+// Err is nil while kube-controller-manager and KWOK run, and otherwise says
+// which one exited, with the end of its log: without them no workload gets
+// pods and no pod starts, so a caller waiting on the cluster checks it.
+func (cp *ControlPlane) Err() error {
+	var errs []error
+	for _, p := range cp.procs {
+		if err := p.exitErr(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Stop stops KWOK, kube-controller-manager, kube-apiserver and etcd; their
+// temp dirs are removed. The log directory stays.
 func (cp *ControlPlane) Stop() error {
 	defer cp.closeLogs()
-	return cp.env.Stop()
+	var errs []error
+	for i := len(cp.procs) - 1; i >= 0; i-- {
+		if err := cp.procs[i].stop(10 * time.Second); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	cp.procs = nil
+	if cp.env != nil {
+		errs = append(errs, cp.env.Stop())
+	}
+	return errors.Join(errs...)
+}
+
+func (cp *ControlPlane) createLog(dir, name string) (*os.File, error) {
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		return nil, err
+	}
+	cp.logs = append(cp.logs, f)
+	return f, nil
 }
 
 func (cp *ControlPlane) closeLogs() {
 	for _, f := range cp.logs {
 		_ = f.Close()
 	}
+	cp.logs = nil
 }
 
 // tail returns the last lines of a log file, for error messages.
