@@ -67,8 +67,12 @@ unit-test: ## Unit tests with the race detector, including the fuzz seed corpora
 	$(GO) test -race -count=1 $(UNIT_PKGS)
 
 .PHONY: envtest
-envtest: ## Build etcd and kube-apiserver from go.mod into bin/ (skipped when up to date).
+envtest: ## Build the embedded cluster (etcd, kube-apiserver, kube-controller-manager, kwok) from Go modules into bin/ (skipped when up to date).
 	hack/install-envtest.sh $(BIN_DIR)
+
+.PHONY: kubectl
+kubectl: ## Build bin/kubectl from the k8s.io/kubernetes go.mod pins (skipped when up to date), to try bin/playground --keep by hand.
+	hack/install-kubectl.sh $(BIN_DIR)
 
 .PHONY: helm
 helm: ## Build bin/helm from hack/tools/helm/go.mod (skipped when up to date).
