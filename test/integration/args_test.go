@@ -17,17 +17,21 @@ limitations under the License.
 package integration
 
 import (
+	"context"
 	"fmt"
+	"maps"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // boundPod is a pod created already bound to a node, as if another
-// scheduler had placed it: it is part of what NodeLessPods counts.
+// scheduler had placed it: it is part of what NodeLessPods counts. A
+// DaemonSet pod is made by a DaemonSet of its own, which runs on that node
+// only, so that the garbage collector keeps it.
 type boundPod struct {
 	node      string
 	namespace string // the test's namespace when empty
@@ -43,16 +47,45 @@ func (tc *testContext) createBoundPods(pods ...boundPod) {
 		pod.Spec.SchedulerName = "default-scheduler"
 		if bp.namespace != "" {
 			pod.Namespace = bp.namespace
-			tc.t.Cleanup(func() { tc.deletePod(bp.namespace, pod.Name) })
 		}
 		pod.Labels = bp.labels
 		if bp.daemonSet {
-			pod.OwnerReferences = []metav1.OwnerReference{{
-				APIVersion: "apps/v1", Kind: "DaemonSet", Name: "agent",
-				UID: types.UID("daemonset-agent"), Controller: ptr.To(true),
-			}}
+			tc.createDaemonSetPod(pod)
+			continue
 		}
 		tc.createPod(pod)
+	}
+}
+
+// createDaemonSetPod creates a DaemonSet named after pod, with pod as its
+// template, and waits for its one pod: the template's nodeName makes the
+// DaemonSet controller run it on that node only, bound already.
+func (tc *testContext) createDaemonSetPod(pod *v1.Pod) {
+	tc.t.Helper()
+	labels := maps.Clone(pod.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels["daemonset"] = pod.Name
+	ds := &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"daemonset": pod.Name}},
+			Template: v1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: pod.Spec},
+		},
+	}
+	if _, err := adminClient.AppsV1().DaemonSets(ds.Namespace).Create(tc.ctx, ds, metav1.CreateOptions{}); err != nil {
+		tc.t.Fatalf("creating DaemonSet %s/%s: %v", ds.Namespace, ds.Name, err)
+	}
+	err := wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(ctx context.Context) (bool, error) {
+		pods, err := adminClient.CoreV1().Pods(ds.Namespace).List(ctx, metav1.ListOptions{LabelSelector: "daemonset=" + ds.Name})
+		if err != nil {
+			return false, err
+		}
+		return len(pods.Items) == 1 && pods.Items[0].Spec.NodeName == pod.Spec.NodeName, nil
+	})
+	if err != nil {
+		tc.t.Fatalf("waiting for the pod of DaemonSet %s/%s on %s: %v", ds.Namespace, ds.Name, pod.Spec.NodeName, err)
 	}
 }
 
@@ -174,5 +207,8 @@ func (tc *testContext) otherNamespace() string {
 	if err != nil {
 		tc.t.Fatalf("creating a second namespace: %v", err)
 	}
+	tc.mu.Lock()
+	tc.namespaces = append(tc.namespaces, created.Name)
+	tc.mu.Unlock()
 	return created.Name
 }

@@ -14,10 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package integration runs our scheduler against a real etcd and
-// kube-apiserver (envtest), built from go.mod by hack/install-envtest.sh.
-// There is no controller-manager and no kubelet: tests create pods directly,
-// with owner references where a scenario needs them.
+// Package integration runs our scheduler against one shared local cluster
+// (internal/localcluster): etcd, kube-apiserver, kube-controller-manager
+// with the workload controllers, the garbage collector and the namespace
+// controller, and KWOK as every node's kubelet (bound pods go Running,
+// deleted pods go away), built from go.mod by hack/install-envtest.sh. No
+// other scheduler runs. Tests create pods directly or through workloads,
+// whose pods the controllers make.
 package integration
 
 import (

@@ -251,8 +251,7 @@ func (tc *testContext) schedulerArgs(in *installation, config string) ([]string,
 
 // scheduleExamples creates manifests/examples in the test's namespace and
 // waits for every pod to be bound, spread over nodes by at most one. The
-// Deployment's ReplicaSet and pods are created as the controllers would (no
-// controller runs here).
+// controllers make the Deployment's pods.
 func (tc *testContext) scheduleExamples(nodes []string) {
 	tc.t.Helper()
 	var podNames []string

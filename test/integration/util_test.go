@@ -36,6 +36,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
@@ -53,14 +54,16 @@ const (
 )
 
 // testContext is one test's view of the shared control plane: its own
-// namespace, and the nodes it created, all removed when the test ends.
+// namespace, and the nodes and other namespaces it created, all removed
+// when the test ends.
 type testContext struct {
-	t      testing.TB
-	ctx    context.Context
-	ns     string
-	mu     sync.Mutex
-	nodes  []string
-	logger klog.Logger
+	t          testing.TB
+	ctx        context.Context
+	ns         string
+	mu         sync.Mutex
+	nodes      []string
+	namespaces []string
+	logger     klog.Logger
 }
 
 var nonDNS = regexp.MustCompile("[^a-z0-9-]+")
@@ -87,16 +90,40 @@ func newTestContext(t testing.TB) *testContext {
 	return tc
 }
 
-// cleanup deletes the test's pods and nodes. Namespaces stay: without a
-// namespace controller their deletion never completes.
+// cleanup deletes the test's workloads, pods and namespaces, then its
+// nodes. Workloads go first, so that no controller replaces the pods; pods
+// go with no grace period, so that none is left on a deleted node. It does
+// not wait for the namespace controller.
 func (tc *testContext) cleanup() {
 	ctx := context.Background()
-	if err := adminClient.CoreV1().Pods(tc.ns).DeleteCollection(ctx,
-		metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}, metav1.ListOptions{}); err != nil {
-		tc.t.Errorf("deleting the pods of %s: %v", tc.ns, err)
-	}
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
+	background := metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}
+	for _, ns := range append([]string{tc.ns}, tc.namespaces...) {
+		apps := adminClient.AppsV1()
+		// Owners before what they own.
+		for _, w := range []struct {
+			kind      string
+			deleteAll func(context.Context, metav1.DeleteOptions, metav1.ListOptions) error
+		}{
+			{"Deployments", apps.Deployments(ns).DeleteCollection},
+			{"ReplicaSets", apps.ReplicaSets(ns).DeleteCollection},
+			{"StatefulSets", apps.StatefulSets(ns).DeleteCollection},
+			{"DaemonSets", apps.DaemonSets(ns).DeleteCollection},
+			{"Jobs", adminClient.BatchV1().Jobs(ns).DeleteCollection},
+		} {
+			if err := w.deleteAll(ctx, background, metav1.ListOptions{}); err != nil {
+				tc.t.Errorf("deleting the %s of %s: %v", w.kind, ns, err)
+			}
+		}
+		if err := adminClient.CoreV1().Pods(ns).DeleteCollection(ctx,
+			metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}, metav1.ListOptions{}); err != nil {
+			tc.t.Errorf("deleting the pods of %s: %v", ns, err)
+		}
+		if err := adminClient.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			tc.t.Errorf("deleting namespace %s: %v", ns, err)
+		}
+	}
 	for _, n := range tc.nodes {
 		if err := adminClient.CoreV1().Nodes().Delete(ctx, n, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			tc.t.Errorf("deleting node %s: %v", n, err)
@@ -112,7 +139,7 @@ type nodeSpec struct {
 	labels map[string]string
 }
 
-// createNodes creates ready nodes with 8 CPUs, 32Gi of memory and the given
+// createNodes creates nodes, made Ready by KWOK, with 8 CPUs, 32Gi of memory and the given
 // pod capacity (110 when unset). Node names get the test's suffix so tests
 // never share a node.
 func (tc *testContext) createNodes(specs ...nodeSpec) []string {
@@ -136,16 +163,27 @@ func (tc *testContext) createNodes(specs ...nodeSpec) []string {
 				Conditions:  []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
 			},
 		}
-		created, err := adminClient.CoreV1().Nodes().Create(tc.ctx, node, metav1.CreateOptions{})
-		if err != nil {
+		if _, err := adminClient.CoreV1().Nodes().Create(tc.ctx, node, metav1.CreateOptions{}); err != nil {
 			tc.t.Fatalf("creating node %s: %v", s.name, err)
 		}
 		tc.mu.Lock()
 		tc.nodes = append(tc.nodes, s.name)
 		tc.mu.Unlock()
-		// The API server drops status on create: set it explicitly.
-		created.Status = node.Status
-		if _, err := adminClient.CoreV1().Nodes().UpdateStatus(tc.ctx, created, metav1.UpdateOptions{}); err != nil {
+		// The API server drops status on create: set it explicitly. KWOK
+		// may have updated the node already; it keeps the capacity we set.
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			current, err := adminClient.CoreV1().Nodes().Get(tc.ctx, s.name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			current.Status.Capacity, current.Status.Allocatable = res, res
+			if len(current.Status.Conditions) == 0 {
+				current.Status.Conditions = node.Status.Conditions
+			}
+			_, err = adminClient.CoreV1().Nodes().UpdateStatus(tc.ctx, current, metav1.UpdateOptions{})
+			return err
+		})
+		if err != nil {
 			tc.t.Fatalf("setting the status of node %s: %v", s.name, err)
 		}
 		names = append(names, s.name)
@@ -184,8 +222,8 @@ func (tc *testContext) createPod(pod *v1.Pod) *v1.Pod {
 }
 
 // createReplicaSetPods creates a ReplicaSet of replicas pods like makePod's,
-// labelled app=name, and its pods, name-0, name-1..., all at once.
-// mutate, when set, edits the pod template first.
+// labelled app=name, and waits for the ReplicaSet controller to make them;
+// it returns their names. mutate, when set, edits the pod template first.
 func (tc *testContext) createReplicaSetPods(name string, replicas int, mutate func(*v1.PodTemplateSpec)) []string {
 	tc.t.Helper()
 	labels := map[string]string{"app": name}
@@ -193,19 +231,23 @@ func (tc *testContext) createReplicaSetPods(name string, replicas int, mutate fu
 	if mutate != nil {
 		mutate(&template)
 	}
-	return tc.createReplicaSet(&appsv1.ReplicaSet{
+	rs := &appsv1.ReplicaSet{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: tc.ns},
 		Spec: appsv1.ReplicaSetSpec{
 			Replicas: ptr.To(int32(replicas)),
 			Selector: &metav1.LabelSelector{MatchLabels: maps.Clone(labels)},
 			Template: template,
 		},
-	})
+	}
+	if _, err := adminClient.AppsV1().ReplicaSets(tc.ns).Create(tc.ctx, rs, metav1.CreateOptions{}); err != nil {
+		tc.t.Fatalf("creating ReplicaSet %s: %v", name, err)
+	}
+	return tc.waitPods(rs.Spec.Selector, replicas)
 }
 
-// createDeploymentPods creates d in the test's namespace, the ReplicaSet
-// the Deployment controller would make for it and that ReplicaSet's pods,
-// as the playground does (playground.ReplicaSetFor).
+// createDeploymentPods creates d in the test's namespace and waits for the
+// Deployment and ReplicaSet controllers to make its pods; it returns their
+// names.
 func (tc *testContext) createDeploymentPods(d *appsv1.Deployment) []string {
 	tc.t.Helper()
 	d = d.DeepCopy()
@@ -214,23 +256,35 @@ func (tc *testContext) createDeploymentPods(d *appsv1.Deployment) []string {
 	if err != nil {
 		tc.t.Fatalf("creating Deployment %s: %v", d.Name, err)
 	}
-	return tc.createReplicaSet(playground.ReplicaSetFor(created))
+	return tc.waitPods(created.Spec.Selector, int(ptr.Deref(created.Spec.Replicas, 1)))
 }
 
-// createReplicaSet creates rs and, since no controller runs here, the pods
-// it controls, as the playground does (playground.OwnedPods); it returns
-// their names.
-func (tc *testContext) createReplicaSet(rs *appsv1.ReplicaSet) []string {
+// waitPods waits until exactly want pods of the test's namespace match
+// selector, none being deleted, and returns their names, sorted.
+func (tc *testContext) waitPods(selector *metav1.LabelSelector, want int) []string {
 	tc.t.Helper()
-	created, err := adminClient.AppsV1().ReplicaSets(rs.Namespace).Create(tc.ctx, rs, metav1.CreateOptions{})
+	sel, err := metav1.LabelSelectorAsSelector(selector)
 	if err != nil {
-		tc.t.Fatalf("creating ReplicaSet %s: %v", rs.Name, err)
+		tc.t.Fatal(err)
 	}
 	var names []string
-	for _, pod := range playground.OwnedPods(created, schedulerName) {
-		tc.createPod(pod)
-		names = append(names, pod.Name)
+	err = wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(ctx context.Context) (bool, error) {
+		pods, err := adminClient.CoreV1().Pods(tc.ns).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+		if err != nil {
+			return false, err
+		}
+		names = names[:0]
+		for _, p := range pods.Items {
+			if p.DeletionTimestamp == nil {
+				names = append(names, p.Name)
+			}
+		}
+		return len(names) == want, nil
+	})
+	if err != nil {
+		tc.t.Fatalf("waiting for %d pods matching %s in %s (%d so far): %v", want, sel, tc.ns, len(names), err)
 	}
+	slices.Sort(names)
 	return names
 }
 
@@ -364,7 +418,7 @@ func (tc *testContext) startScheduler(config string, extra ...app.Option) *local
 	return s
 }
 
-// deletePod deletes a pod at once (there is no kubelet to wait for).
+// deletePod deletes a pod at once, without waiting for KWOK to stop it.
 func (tc *testContext) deletePod(ns, name string) {
 	tc.t.Helper()
 	err := adminClient.CoreV1().Pods(ns).Delete(context.Background(), name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
