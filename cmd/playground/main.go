@@ -15,9 +15,10 @@ limitations under the License.
 */
 
 // Command playground runs our scheduler end to end on an embedded control
-// plane (etcd and kube-apiserver from bin/, see `make envtest`): it creates a
-// scenario's nodes and objects, waits for the scheduler and shows where every
-// pod landed.
+// plane (etcd, kube-apiserver, kube-controller-manager and KWOK from bin/,
+// see `make envtest`): it creates a scenario's nodes and objects, whose
+// controllers make the pods, runs its steps, waits for the scheduler and
+// shows where every pod landed.
 //
 //	bin/playground [--scenario FILE] [--config FILE] [--compare FILE]
 //	               [--output text|json] [--timeout 60s] [--keep] [--assets DIR]

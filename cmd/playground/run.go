@@ -61,7 +61,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, int) {
 		fmt.Fprintf(fs.Output(), "Usage: playground [flags]\n       playground snapshot [flags]   write a scenario of a live cluster (see playground snapshot --help)\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&f.assets, "assets", defaultAssets, "directory holding etcd and kube-apiserver (default: $KUBEBUILDER_ASSETS, else ./bin)")
+	fs.StringVar(&f.assets, "assets", defaultAssets, "directory holding etcd, kube-apiserver, kube-controller-manager and kwok (default: $KUBEBUILDER_ASSETS, else ./bin)")
 	fs.StringVar(&f.config, "config", "manifests/nodelesspods/scheduler-config.yaml", "KubeSchedulerConfiguration file to run the scheduler with")
 	fs.StringVar(&f.compare, "compare", "", "second KubeSchedulerConfiguration: run the scenario again with it on a fresh control plane and show both placements")
 	fs.StringVar(&f.scenario, "scenario", "examples/scenarios/tutorial.yaml", "scenario file: nodes and objects to create")
@@ -209,7 +209,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		default:
 			// A failed run, or runs that timed out: their logs stay.
 			keepDir = true
-			fmt.Fprintf(stderr, "playground: %v\nlogs (scheduler, etcd, kube-apiserver) kept in %s\n", err, dir)
+			fmt.Fprintf(stderr, "playground: %v\nlogs (scheduler, etcd, kube-apiserver, kube-controller-manager, kwok) kept in %s\n", err, dir)
 		}
 		if session == nil {
 			return code

@@ -22,7 +22,6 @@ import (
 	"io"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -38,8 +37,14 @@ type Applier struct {
 	// SchedulerName is given to pods that name no scheduler.
 	SchedulerName string
 	// Progress receives a line whenever the count of scheduled pods changes
-	// while Wait waits; nil discards them.
+	// while Apply, Wait and the steps wait; nil discards them.
 	Progress io.Writer
+	// Alive, when set, says whether the cluster's controllers and kubelets
+	// (kube-controller-manager, KWOK) still run: a wait fails with its
+	// error instead of waiting for pods that will never come. It also
+	// tells that controllers run: only then does CreateNodes wait for the
+	// DaemonSet controller (see createBoundPods).
+	Alive func() error
 	// PollInterval defaults to 100ms.
 	PollInterval time.Duration
 	// Now is the clock CreateNodes expands annotation placeholders with
@@ -47,6 +52,10 @@ type Applier struct {
 	Now func() time.Time
 
 	namespaces sets.Set[string]
+	// replicaSets are the ReplicaSets seen of each Deployment (see observe).
+	replicaSets map[types.UID]sets.Set[types.UID]
+	// lastProgress is the last progress line written, not repeated.
+	lastProgress string
 }
 
 // CreateNodes creates the scenario's nodes, ready (cordoned when their spec
@@ -97,60 +106,97 @@ func (a *Applier) CreateNodes(ctx context.Context, s *Scenario) error {
 	return a.createBoundPods(ctx, s)
 }
 
-// Apply creates the scenario's objects in order and returns every pod it
-// created. A Pod object that needs scheduling is waited for (bound or
-// unschedulable) before the next object; the pods of a ReplicaSet or
-// Deployment are created together; a Service is created as it is. Call Wait
-// for the rest.
-func (a *Applier) Apply(ctx context.Context, s *Scenario) ([]types.NamespacedName, error) {
+// Apply creates the scenario's objects in order and returns those that have
+// pods. The controllers of the cluster make the workloads' pods; each
+// object is waited for until it is settled (see settle: every pod it wants
+// exists and is bound or unschedulable, a Job finished) before the next one
+// is created, so that a run is deterministic. A Service is created as it
+// is.
+func (a *Applier) Apply(ctx context.Context, s *Scenario) ([]Ref, error) {
 	workloads, err := s.Workloads(nil)
 	if err != nil {
 		return nil, err
 	}
-	var created []types.NamespacedName
+	var refs []Ref
 	for _, w := range workloads {
-		var pods []*corev1.Pod
-		switch {
-		case w.Pod != nil:
-			pod := w.Pod.DeepCopy()
-			PreparePod(pod, a.SchedulerName)
-			pods = []*corev1.Pod{pod}
-		case w.ReplicaSet != nil:
-			rs := w.ReplicaSet.DeepCopy()
-			PrepareTemplate(&rs.Spec.Template, a.SchedulerName)
-			if pods, err = a.createReplicaSet(ctx, rs); err != nil {
-				return created, err
-			}
-		case w.Deployment != nil:
-			d := w.Deployment.DeepCopy()
-			PrepareTemplate(&d.Spec.Template, a.SchedulerName)
-			if pods, err = a.createDeployment(ctx, d); err != nil {
-				return created, err
-			}
-		case w.Service != nil:
-			if err := a.createService(ctx, w.Service.DeepCopy()); err != nil {
-				return created, err
-			}
+		ref, err := a.create(ctx, w)
+		if err != nil {
+			return refs, err
 		}
-		var refs []types.NamespacedName
-		for _, pod := range pods {
-			if err := a.ensureNamespace(ctx, pod.Namespace); err != nil {
-				return created, err
-			}
-			if _, err := a.Client.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
-				return created, fmt.Errorf("creating pod %s/%s: %w", pod.Namespace, pod.Name, err)
-			}
-			klog.FromContext(ctx).V(2).Info("Created pod", "pod", klog.KObj(pod))
-			refs = append(refs, types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name})
+		if ref == nil {
+			continue
 		}
-		created = append(created, refs...)
-		if w.Pod != nil && w.Pod.Spec.NodeName == "" {
-			if err := a.wait(ctx, refs, nil); err != nil {
-				return created, err
-			}
+		refs = append(refs, *ref)
+		if err := a.wait(ctx, refs, a.Progress); err != nil {
+			return refs, err
 		}
 	}
-	return created, nil
+	return refs, nil
+}
+
+// create creates one object, with the scheduler name for its pods, and
+// returns its Ref, or nil for a Service.
+func (a *Applier) create(ctx context.Context, w Workload) (*Ref, error) {
+	var (
+		meta    metav1.Object
+		kind    string
+		created metav1.Object
+		err     error
+	)
+	opts := metav1.CreateOptions{}
+	switch {
+	case w.Pod != nil:
+		pod := w.Pod.DeepCopy()
+		PreparePod(pod, a.SchedulerName)
+		meta, kind = pod, "Pod"
+		if err = a.ensureNamespace(ctx, pod.Namespace); err == nil {
+			created, err = a.Client.CoreV1().Pods(pod.Namespace).Create(ctx, pod, opts)
+		}
+	case w.ReplicaSet != nil:
+		rs := w.ReplicaSet.DeepCopy()
+		PrepareTemplate(&rs.Spec.Template, a.SchedulerName)
+		meta, kind = rs, "ReplicaSet"
+		if err = a.ensureNamespace(ctx, rs.Namespace); err == nil {
+			created, err = a.Client.AppsV1().ReplicaSets(rs.Namespace).Create(ctx, rs, opts)
+		}
+	case w.Deployment != nil:
+		d := w.Deployment.DeepCopy()
+		PrepareTemplate(&d.Spec.Template, a.SchedulerName)
+		meta, kind = d, "Deployment"
+		if err = a.ensureNamespace(ctx, d.Namespace); err == nil {
+			created, err = a.Client.AppsV1().Deployments(d.Namespace).Create(ctx, d, opts)
+		}
+	case w.StatefulSet != nil:
+		ss := w.StatefulSet.DeepCopy()
+		PrepareTemplate(&ss.Spec.Template, a.SchedulerName)
+		meta, kind = ss, "StatefulSet"
+		if err = a.ensureNamespace(ctx, ss.Namespace); err == nil {
+			created, err = a.Client.AppsV1().StatefulSets(ss.Namespace).Create(ctx, ss, opts)
+		}
+	case w.DaemonSet != nil:
+		ds := w.DaemonSet.DeepCopy()
+		PrepareTemplate(&ds.Spec.Template, a.SchedulerName)
+		meta, kind = ds, "DaemonSet"
+		if err = a.ensureNamespace(ctx, ds.Namespace); err == nil {
+			created, err = a.Client.AppsV1().DaemonSets(ds.Namespace).Create(ctx, ds, opts)
+		}
+	case w.Job != nil:
+		job := w.Job.DeepCopy()
+		PrepareTemplate(&job.Spec.Template, a.SchedulerName)
+		meta, kind = job, "Job"
+		if err = a.ensureNamespace(ctx, job.Namespace); err == nil {
+			created, err = a.Client.BatchV1().Jobs(job.Namespace).Create(ctx, job, opts)
+		}
+	case w.Service != nil:
+		return nil, a.createService(ctx, w.Service.DeepCopy())
+	default:
+		return nil, fmt.Errorf("an empty workload")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("creating %s %s/%s: %w", kind, meta.GetNamespace(), meta.GetName(), err)
+	}
+	klog.FromContext(ctx).V(2).Info("Created object", "kind", kind, "object", klog.KObj(meta))
+	return &Ref{Kind: kind, Namespace: created.GetNamespace(), Name: created.GetName(), UID: created.GetUID()}, nil
 }
 
 func (a *Applier) createService(ctx context.Context, svc *corev1.Service) error {
@@ -162,28 +208,6 @@ func (a *Applier) createService(ctx context.Context, svc *corev1.Service) error 
 	}
 	klog.FromContext(ctx).V(2).Info("Created service", "service", klog.KObj(svc))
 	return nil
-}
-
-func (a *Applier) createDeployment(ctx context.Context, d *appsv1.Deployment) ([]*corev1.Pod, error) {
-	if err := a.ensureNamespace(ctx, d.Namespace); err != nil {
-		return nil, err
-	}
-	created, err := a.Client.AppsV1().Deployments(d.Namespace).Create(ctx, d, metav1.CreateOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("creating Deployment %s/%s: %w", d.Namespace, d.Name, err)
-	}
-	return a.createReplicaSet(ctx, ReplicaSetFor(created))
-}
-
-func (a *Applier) createReplicaSet(ctx context.Context, rs *appsv1.ReplicaSet) ([]*corev1.Pod, error) {
-	if err := a.ensureNamespace(ctx, rs.Namespace); err != nil {
-		return nil, err
-	}
-	created, err := a.Client.AppsV1().ReplicaSets(rs.Namespace).Create(ctx, rs, metav1.CreateOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("creating ReplicaSet %s/%s: %w", rs.Namespace, rs.Name, err)
-	}
-	return OwnedPods(created, a.SchedulerName), nil
 }
 
 func (a *Applier) ensureNamespace(ctx context.Context, ns string) error {

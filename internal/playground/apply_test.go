@@ -18,6 +18,8 @@ package playground
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,7 +32,9 @@ import (
 
 // TestApplyService checks that a Service of a scenario is created as
 // written, in file order: before the Deployment it selects, so that the
-// scheduler can know it when the replicas come.
+// scheduler can know it when the replicas come. No controller runs here:
+// the Deployment has no replicas, and the Pod is bound, so that each is
+// settled at once.
 func TestApplyService(t *testing.T) {
 	s, err := Decode("s.yaml", []byte(`
 nodes: [{name: a}]
@@ -43,22 +47,32 @@ objects:
   - kind: Deployment
     metadata: {name: web, namespace: team-a}
     spec:
-      replicas: 2
+      replicas: 0
       template:
         metadata: {labels: {app: web}}
         spec: {containers: [{name: c, image: i}]}
+  - kind: Pod
+    metadata: {name: p, namespace: team-a}
+    spec: {nodeName: a, containers: [{name: c, image: i}]}
 `), []string{"custom-scheduler"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	client := fake.NewClientset()
-	a := &Applier{Client: client, SchedulerName: "custom-scheduler"}
-	pods, err := a.Apply(context.Background(), s)
+	a := &Applier{Client: client, SchedulerName: "custom-scheduler", PollInterval: time.Millisecond}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	refs, err := a.Apply(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pods) != 2 {
-		t.Errorf("pods %v, want the Deployment's 2 replicas (a Service has none)", pods)
+	wantRefs := []string{"Deployment team-a/web", "Pod team-a/p"}
+	var gotRefs []string
+	for _, r := range refs {
+		gotRefs = append(gotRefs, r.String())
+	}
+	if diff := cmp.Diff(wantRefs, gotRefs); diff != "" {
+		t.Errorf("objects with pods (-want +got):\n%s", diff)
 	}
 
 	svc, err := client.CoreV1().Services("team-a").Get(context.Background(), "web", metav1.GetOptions{})
@@ -78,19 +92,41 @@ objects:
 			creates = append(creates, c.GetResource().Resource)
 		}
 	}
-	want := []string{"namespaces", "services", "deployments", "replicasets", "pods", "pods"}
+	// The controllers make the ReplicaSets and pods of a Deployment.
+	want := []string{"namespaces", "services", "deployments", "pods"}
 	if diff := cmp.Diff(want, creates); diff != "" {
 		t.Errorf("objects created, in order (-want +got):\n%s", diff)
 	}
-	selector := labels.SelectorFromSet(svc.Spec.Selector)
-	for _, ref := range pods {
-		pod, err := client.CoreV1().Pods(ref.Namespace).Get(context.Background(), ref.Name, metav1.GetOptions{})
-		if err != nil {
-			t.Fatalf("pod %v: %v", ref, err)
-		}
-		if !selector.Matches(labels.Set(pod.Labels)) {
-			t.Errorf("pod %v labels %v: the Service does not select it", ref, pod.Labels)
-		}
+	d, err := client.AppsV1().Deployments("team-a").Get(context.Background(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Spec.Template.Spec.SchedulerName != "custom-scheduler" {
+		t.Errorf("Deployment template scheduler %q, want the profile's", d.Spec.Template.Spec.SchedulerName)
+	}
+	if !labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(d.Spec.Template.Labels)) {
+		t.Errorf("template labels %v: the Service does not select them", d.Spec.Template.Labels)
+	}
+}
+
+// TestApplyWaitsForAlive: a wait fails with Alive's error instead of
+// waiting for pods no controller will make.
+func TestApplyWaitsForAlive(t *testing.T) {
+	s, err := Decode("s.yaml", []byte(`
+nodes: [{name: a}]
+objects:
+  - kind: Deployment
+    metadata: {name: web}
+    spec: {replicas: 2, template: {spec: {containers: [{name: c, image: i}]}}}
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &Applier{Client: fake.NewClientset(), PollInterval: time.Millisecond, Alive: func() error { return errors.New("kube-controller-manager exited") }}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := a.Apply(ctx, s); err == nil || !strings.Contains(err.Error(), "kube-controller-manager exited") || ctx.Err() != nil {
+		t.Errorf("Apply: %v, want the controller-manager's exit, at once", err)
 	}
 }
 

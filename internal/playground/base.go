@@ -29,7 +29,7 @@ import (
 
 // A scenario may name a base scenario (`base: cluster.yaml`, relative to the
 // scenario's own file, or absolute), typically a `playground snapshot`: the
-// base's nodes, bound pods and objects come first, then the scenario's. A
+// base's nodes, bound pods, objects and steps come first, then the scenario's. A
 // base may not have a base itself, which also rules out cycles.
 
 // merged is a scenario with its base merged in, and where each entry came
@@ -66,17 +66,18 @@ func mergeBase(file string, s *Scenario) (*merged, error) {
 			fmt.Sprintf("%s is the base of %s: a base may not have a base itself", path, file))}}
 	}
 	m.base = path
-	m.baseEntries = map[string]int{"nodes": len(b.Nodes), "boundPods": len(b.BoundPods), "objects": len(b.Objects)}
+	m.baseEntries = map[string]int{"nodes": len(b.Nodes), "boundPods": len(b.BoundPods), "objects": len(b.Objects), "steps": len(b.Steps)}
 	m.scenario = &Scenario{
 		Nodes:     append(b.Nodes[:len(b.Nodes):len(b.Nodes)], s.Nodes...),
 		BoundPods: append(b.BoundPods[:len(b.BoundPods):len(b.BoundPods)], s.BoundPods...),
 		Objects:   append(b.Objects[:len(b.Objects):len(b.Objects)], s.Objects...),
+		Steps:     append(b.Steps[:len(b.Steps):len(b.Steps)], s.Steps...),
 	}
 	return m, nil
 }
 
 // entryPath matches a field path into one entry of a list: nodes[3].name.
-var entryPath = regexp.MustCompile(`^(nodes|boundPods|objects)\[(\d+)\](.*)$`)
+var entryPath = regexp.MustCompile(`^(nodes|boundPods|objects|steps)\[(\d+)\](.*)$`)
 
 // validationError splits the errors of the merged scenario by file: an
 // error about an entry names the file and index the entry has there; an

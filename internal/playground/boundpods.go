@@ -19,13 +19,13 @@ package playground
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,7 +34,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 )
 
 // MaxBoundPods caps the scenario's boundPods: they are created directly,
@@ -62,9 +64,20 @@ type BoundPod struct {
 	// NodeName is a node of the scenario.
 	NodeName string            `json:"nodeName"`
 	Labels   map[string]string `json:"labels,omitempty"`
-	// Owner is the pod's controller (a DaemonSet, a ReplicaSet, ...),
-	// created as its controller owner reference: plugins that ignore
-	// DaemonSet pods read it. The owner itself is not created.
+	// Owner is the pod's controller (a DaemonSet, a ReplicaSet, ...). The
+	// garbage collector deletes a pod whose owner does not exist, so:
+	//
+	//   - an apps/v1 DaemonSet is created, one per namespace and name, with
+	//     the pod as its controller owner: the plugins that exempt
+	//     DaemonSet pods (pkg/podowner.IsDaemonSetPod) see one. Its pod
+	//     template is pinned to the nodes of its bound pods (required node
+	//     affinity on metadata.name), tolerates every taint and has
+	//     updateStrategy OnDelete, so the DaemonSet controller wants
+	//     exactly the pods that exist and replaces none. Its pods carry
+	//     the label BoundDaemonSetLabel=<name>, its selector. A second pod
+	//     of one DaemonSet on one node (a surge) is treated as below.
+	//   - any other owner is not created: the pod gets no owner reference,
+	//     and the annotation OwnerAnnotation (Kind/name) records it.
 	Owner *Owner `json:"owner,omitempty"`
 	// Priority is spec.priority, which preemption compares.
 	Priority *int32 `json:"priority,omitempty"`
@@ -172,8 +185,30 @@ func validateContainerRequests(cs []ContainerRequests, path *field.Path, init bo
 // API server requires.
 var standardResources = sets.New(corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage)
 
+const (
+	// OwnerAnnotation records the owner of a bound pod whose owner is not
+	// created (every kind but DaemonSet): Kind/name.
+	OwnerAnnotation = "playground.adminsched.io/owner"
+	// BoundDaemonSetLabel selects the bound pods of a DaemonSet the
+	// playground creates for them.
+	BoundDaemonSetLabel = "playground.adminsched.io/daemonset"
+	// BoundPodsScheduler is the scheduler name of the pod template of such
+	// a DaemonSet. No scheduler serves it: should the DaemonSet controller
+	// create a pod before it sees the bound pods, that pod stays pending
+	// until the controller deletes it as a second pod on its node.
+	BoundPodsScheduler = "playground-bound-pods"
+)
+
+// isDaemonSet reports whether o is an apps/v1 DaemonSet, the owner the
+// plugins recognize.
+func (o *Owner) isDaemonSet() bool {
+	return o != nil && o.Kind == "DaemonSet" && o.APIVersion == "apps/v1"
+}
+
 // Object returns the pod to create, bound to its node. bp must be valid.
-func (bp *BoundPod) Object() *corev1.Pod {
+// dsUID is the UID of the DaemonSet created for bp's owner, empty when bp
+// has no DaemonSet owner or is not its pod on its node (see Owner).
+func (bp *BoundPod) Object(dsUID types.UID) *corev1.Pod {
 	pod := &corev1.Pod{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{
@@ -186,12 +221,19 @@ func (bp *BoundPod) Object() *corev1.Pod {
 	if pod.Namespace == "" {
 		pod.Namespace = DefaultNamespace
 	}
-	if o := bp.Owner; o != nil {
+	switch o := bp.Owner; {
+	case o == nil:
+	case dsUID != "":
+		if pod.Labels == nil {
+			pod.Labels = map[string]string{}
+		}
+		pod.Labels[BoundDaemonSetLabel] = o.Name
 		pod.OwnerReferences = []metav1.OwnerReference{{
-			APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Name,
-			UID:        ownerUID(pod.Namespace, o),
-			Controller: ptrTrue(), BlockOwnerDeletion: ptrTrue(),
+			APIVersion: o.APIVersion, Kind: o.Kind, Name: o.Name, UID: dsUID,
+			Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
 		}}
+	default:
+		pod.Annotations = map[string]string{OwnerAnnotation: o.Kind + "/" + o.Name}
 	}
 	for i, c := range bp.InitContainers {
 		ctr := container(fmt.Sprintf("init-%d", i), c)
@@ -209,8 +251,6 @@ func (bp *BoundPod) Object() *corev1.Pod {
 	}
 	return pod
 }
-
-func ptrTrue() *bool { t := true; return &t }
 
 func container(name string, c ContainerRequests) corev1.Container {
 	ctr := corev1.Container{Name: name, Image: PlaceholderImage}
@@ -230,15 +270,6 @@ func container(name string, c ContainerRequests) corev1.Container {
 	return ctr
 }
 
-// ownerUID is a stable UID for an owner that does not exist: the API server
-// requires one in an owner reference.
-func ownerUID(namespace string, o *Owner) types.UID {
-	h := fnv.New64a()
-	_, _ = fmt.Fprintf(h, "%s/%s/%s/%s", o.APIVersion, o.Kind, namespace, o.Name)
-	sum := h.Sum64()
-	return types.UID(fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", uint32(sum>>32), uint16(sum>>16), uint16(sum), uint16(sum>>48), sum&0xffffffffffff))
-}
-
 // createBoundPods creates the scenario's bound pods with Workers requests
 // in flight, after their namespaces.
 func (a *Applier) createBoundPods(ctx context.Context, s *Scenario) error {
@@ -255,14 +286,23 @@ func (a *Applier) createBoundPods(ctx context.Context, s *Scenario) error {
 			return err
 		}
 	}
+	daemonSets, dsPods, err := a.createBoundDaemonSets(ctx, s.BoundPods)
+	if err != nil {
+		return err
+	}
 	if a.Progress != nil {
 		fmt.Fprintf(a.Progress, "creating %d bound pods\n", len(s.BoundPods))
 	}
 	start := time.Now()
 	var done atomic.Int64
 	var progressMu sync.Mutex // workers report progress
-	err := parallel(ctx, len(s.BoundPods), func(ctx context.Context, i int) error {
-		pod := s.BoundPods[i].Object()
+	err = parallel(ctx, len(s.BoundPods), func(ctx context.Context, i int) error {
+		var uid types.UID
+		if dsPods.Has(i) {
+			bp := &s.BoundPods[i]
+			uid = daemonSets[types.NamespacedName{Namespace: bp.Namespace, Name: bp.Owner.Name}].UID
+		}
+		pod := s.BoundPods[i].Object(uid)
 		if _, err := a.Client.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("creating bound pod %s/%s: %w", pod.Namespace, pod.Name, err)
 		}
@@ -280,6 +320,107 @@ func (a *Applier) createBoundPods(ctx context.Context, s *Scenario) error {
 	logger.V(2).Info("Created bound pods", "count", len(s.BoundPods), "duration", time.Since(start))
 	if a.Progress != nil {
 		fmt.Fprintf(a.Progress, "created %d bound pods in %v\n", len(s.BoundPods), time.Since(start).Round(time.Millisecond))
+	}
+	return a.waitBoundDaemonSets(ctx, daemonSets)
+}
+
+// createBoundDaemonSets creates a DaemonSet for each DaemonSet owner of
+// pods (see BoundPod.Owner) and returns them with the indexes of the pods
+// they own: one per DaemonSet and node.
+func (a *Applier) createBoundDaemonSets(ctx context.Context, pods []BoundPod) (map[types.NamespacedName]*appsv1.DaemonSet, sets.Set[int], error) {
+	owned := sets.New[int]()
+	nodes := map[types.NamespacedName]sets.Set[string]{}
+	var order []types.NamespacedName
+	for i := range pods {
+		bp := &pods[i]
+		if !bp.Owner.isDaemonSet() {
+			continue
+		}
+		key := types.NamespacedName{Namespace: bp.Namespace, Name: bp.Owner.Name}
+		if nodes[key] == nil {
+			nodes[key] = sets.New[string]()
+			order = append(order, key)
+		}
+		if nodes[key].Has(bp.NodeName) {
+			continue
+		}
+		nodes[key].Insert(bp.NodeName)
+		owned.Insert(i)
+	}
+	created := make(map[types.NamespacedName]*appsv1.DaemonSet, len(order))
+	for _, key := range order {
+		labels := map[string]string{BoundDaemonSetLabel: key.Name}
+		ds := &appsv1.DaemonSet{
+			ObjectMeta: metav1.ObjectMeta{Name: key.Name, Namespace: key.Namespace},
+			Spec: appsv1.DaemonSetSpec{
+				Selector:       &metav1.LabelSelector{MatchLabels: labels},
+				UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType},
+				Template: corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: labels},
+					Spec: corev1.PodSpec{
+						SchedulerName: BoundPodsScheduler,
+						Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+							RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+								NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{{
+									Key: metav1.ObjectNameField, Operator: corev1.NodeSelectorOpIn, Values: sets.List(nodes[key]),
+								}}}},
+							},
+						}},
+						Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
+						Containers:  []corev1.Container{{Name: "c-0", Image: PlaceholderImage}},
+					},
+				},
+			},
+		}
+		c, err := a.Client.AppsV1().DaemonSets(key.Namespace).Create(ctx, ds, metav1.CreateOptions{})
+		if err != nil {
+			return nil, nil, fmt.Errorf("creating DaemonSet %s for its bound pods: %w", key, err)
+		}
+		created[key] = c
+	}
+	return created, owned, nil
+}
+
+// waitBoundDaemonSets waits, when controllers run (a.Alive is set), until
+// the DaemonSet controller has seen each DaemonSet with its bound pods and
+// has no pod of its own left: the scheduler starts next, and must see the
+// cluster as the snapshot had it.
+func (a *Applier) waitBoundDaemonSets(ctx context.Context, daemonSets map[types.NamespacedName]*appsv1.DaemonSet) error {
+	if a.Alive == nil || len(daemonSets) == 0 {
+		return nil
+	}
+	var waiting string
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		if err := a.Alive(); err != nil {
+			return false, err
+		}
+		for key, created := range daemonSets {
+			ds, err := a.Client.AppsV1().DaemonSets(key.Namespace).Get(ctx, key.Name, metav1.GetOptions{})
+			if err != nil {
+				waiting = err.Error()
+				return false, nil
+			}
+			want := len(created.Spec.Template.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0].MatchFields[0].Values)
+			if ds.Status.ObservedGeneration < ds.Generation || int(ds.Status.DesiredNumberScheduled) != want || int(ds.Status.CurrentNumberScheduled) != want {
+				waiting = fmt.Sprintf("DaemonSet %s: status %+v, want %d pods", key, ds.Status, want)
+				return false, nil
+			}
+			pods, err := a.Client.CoreV1().Pods(key.Namespace).List(ctx, metav1.ListOptions{LabelSelector: BoundDaemonSetLabel + "=" + key.Name})
+			if err != nil {
+				waiting = err.Error()
+				return false, nil
+			}
+			for _, p := range pods.Items {
+				if !Bound(&p) {
+					waiting = fmt.Sprintf("DaemonSet %s has a pod of its own, %s", key, p.Name)
+					return false, nil
+				}
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for the DaemonSet controller to take the bound pods (%s): %w", waiting, err)
 	}
 	return nil
 }

@@ -37,7 +37,8 @@ import (
 
 // Options of Play.
 type Options struct {
-	// Assets is the directory holding etcd and kube-apiserver.
+	// Assets is the directory holding etcd, kube-apiserver,
+	// kube-controller-manager and kwok (localcluster.Binaries).
 	Assets string
 	// Scenario is the path of the scenario file.
 	Scenario string
@@ -45,12 +46,12 @@ type Options struct {
 	// with, one after the other, each on a fresh control plane: usually one,
 	// or two to compare. At least one.
 	Configs []string
-	// Timeout bounds the wait for every pod to be bound or unschedulable,
-	// per config. It must be positive.
+	// Timeout bounds the wait for every object to be settled, steps
+	// included, per config. It must be positive.
 	Timeout time.Duration
 	// WorkDir, which must exist, receives a directory per config, run-<n>:
 	// the scheduler config as the scheduler reads it, the control plane's
-	// kubeconfig and the etcd and kube-apiserver logs. The caller removes it.
+	// kubeconfig and the logs of the control plane's programs. The caller removes it.
 	WorkDir string
 	// Progress receives one line per step and the wait's progress; nil
 	// discards them.
@@ -97,7 +98,7 @@ type InputError struct{ Err error }
 func (e *InputError) Error() string { return e.Err.Error() }
 func (e *InputError) Unwrap() error { return e.Err }
 
-// AssetsError says that etcd or kube-apiserver is missing from
+// AssetsError says that a binary of the control plane is missing from
 // Options.Assets. Nothing was started.
 type AssetsError struct{ Err error }
 
@@ -197,7 +198,7 @@ func Play(ctx context.Context, opts Options) (*Session, error) {
 // whenever the control plane started.
 func runScenario(ctx context.Context, opts Options, sc *schedConfig, s *Scenario, progress io.Writer) (*Result, func(), error) {
 	logger := klog.FromContext(ctx)
-	fmt.Fprintf(progress, "starting etcd and kube-apiserver from %s\n", opts.Assets)
+	fmt.Fprintf(progress, "starting the control plane (%s) from %s\n", strings.Join(localcluster.Binaries, ", "), opts.Assets)
 	cp, err := localcluster.Start(opts.Assets, filepath.Dir(sc.path))
 	if err != nil {
 		return nil, nil, err
@@ -221,7 +222,7 @@ func runScenario(ctx context.Context, opts Options, sc *schedConfig, s *Scenario
 	if err != nil {
 		return nil, stop, err
 	}
-	a := &Applier{Client: client, SchedulerName: sc.profiles[0], Progress: progress}
+	a := &Applier{Client: client, SchedulerName: sc.profiles[0], Progress: progress, Alive: cp.Err}
 	if err := a.CreateNodes(ctx, s); err != nil {
 		return nil, stop, err
 	}
@@ -242,6 +243,10 @@ func runScenario(ctx context.Context, opts Options, sc *schedConfig, s *Scenario
 	if err == nil {
 		err = a.Wait(wctx, refs)
 	}
+	var steps []StepResult
+	if err == nil {
+		steps, err = a.RunSteps(wctx, s, refs, s.NodeNames())
+	}
 	if err != nil && (ctx.Err() != nil || !timedOut(wctx, err)) {
 		// Interrupted, or a failure that is not the timeout.
 		return nil, stop, err
@@ -253,6 +258,7 @@ func runScenario(ctx context.Context, opts Options, sc *schedConfig, s *Scenario
 	if cerr != nil {
 		return nil, stop, errors.Join(err, cerr)
 	}
+	res.Steps = steps
 	if rec != nil {
 		for i := range res.Pods {
 			p := &res.Pods[i]

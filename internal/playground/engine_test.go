@@ -28,9 +28,11 @@ import (
 	"time"
 
 	"k8s.io/klog/v2/ktesting"
+
+	"github.com/adminsched/scheduler-plugins/internal/localcluster"
 )
 
-// Play's runs need etcd and kube-apiserver: cmd/playground's tests cover
+// Play's runs need the control plane's binaries: cmd/playground's tests cover
 // them. These cover what Play checks before it starts anything.
 
 const (
@@ -62,7 +64,7 @@ func readFile(t *testing.T, path string) string {
 func fakeAssets(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, bin := range []string{"etcd", "kube-apiserver"} {
+	for _, bin := range localcluster.Binaries {
 		if err := os.WriteFile(filepath.Join(dir, bin), []byte("#!/bin/sh\nexit 1\n"), 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +148,7 @@ func TestPlayChecksAssets(t *testing.T) {
 	if !errors.As(err, &ae) || s != nil {
 		t.Fatalf("session %v, error %v (%T): want an *AssetsError", s, err, err)
 	}
-	for _, w := range []string{"etcd not found", "make envtest"} {
+	for _, w := range []string{"/etcd, ", "kube-controller-manager", "kwok", "make envtest"} {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("error %q does not contain %q", err, w)
 		}
@@ -171,7 +173,7 @@ func TestPlayControlPlaneFailure(t *testing.T) {
 	if !strings.Contains(err.Error(), "starting the control plane") {
 		t.Errorf("error %q does not say the control plane did not start", err)
 	}
-	if !strings.Contains(progress.String(), "starting etcd and kube-apiserver from ") {
+	if !strings.Contains(progress.String(), "starting the control plane (etcd, kube-apiserver, kube-controller-manager, kwok) from ") {
 		t.Errorf("progress %q, want the start of the control plane", progress.String())
 	}
 }

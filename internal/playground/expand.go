@@ -119,7 +119,7 @@ func PreparePod(pod *corev1.Pod, schedulerName string) {
 	}
 }
 
-// PrepareTemplate gives a ReplicaSet's or Deployment's pod template the
+// PrepareTemplate gives a workload's pod template the
 // scheduler name, unless it names one or is bound already. Call it before
 // creating the object: the API server defaults an empty name to
 // default-scheduler.
@@ -140,6 +140,10 @@ func templateHash(t *corev1.PodTemplateSpec) string {
 
 // ReplicaSetFor returns the ReplicaSet the Deployment controller would make
 // for d, controlled by d: d must have its UID (be created already).
+//
+// Deprecated: the playground creates Deployments and the controllers make
+// their ReplicaSets and pods; this stays only until test/integration stops
+// calling it.
 func ReplicaSetFor(d *appsv1.Deployment) *appsv1.ReplicaSet {
 	template := *d.Spec.Template.DeepCopy()
 	hash := templateHash(&template)
@@ -167,8 +171,11 @@ func ReplicaSetFor(d *appsv1.Deployment) *appsv1.ReplicaSet {
 }
 
 // OwnedPods returns the replicas of rs as pods it controls, named
-// <rs>-<index>, as the ReplicaSet controller would create them (no
-// controller runs in the playground). rs must have its UID.
+// <rs>-<index>, in the manner of the ReplicaSet controller. rs must have
+// its UID.
+//
+// Deprecated: the playground's cluster runs the ReplicaSet controller; this
+// stays only until test/integration stops calling it.
 func OwnedPods(rs *appsv1.ReplicaSet, schedulerName string) []*corev1.Pod {
 	replicas := int(ptr.Deref(rs.Spec.Replicas, 1))
 	pods := make([]*corev1.Pod, 0, replicas)

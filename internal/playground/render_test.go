@@ -22,6 +22,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -43,27 +44,34 @@ func TestSpread(t *testing.T) {
 }
 
 func TestCompute(t *testing.T) {
-	ref := func(ns, name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }
-	bound := func(node string) *corev1.Pod { return &corev1.Pod{Spec: corev1.PodSpec{NodeName: node}} }
-	unschedulable := &corev1.Pod{Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{
+	pod := func(ns, name string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	}
+	bound := func(ns, name, node string) *corev1.Pod {
+		p := pod(ns, name)
+		p.Spec.NodeName = node
+		return p
+	}
+	unschedulable := pod("team", "d")
+	unschedulable.Status.Conditions = []corev1.PodCondition{{
 		Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
 		Message: "0/3 nodes are available: 3 Insufficient cpu.",
-	}}}}
-	refs := []types.NamespacedName{ref("default", "a"), ref("default", "b"), ref("team", "c"), ref("team", "d"), ref("team", "gone")}
-	pods := map[types.NamespacedName]*corev1.Pod{
-		refs[0]: bound("n1"), refs[1]: bound("n1"), refs[2]: bound("n2"),
-		refs[3]: unschedulable,
+	}}
+	pods := []OwnedPod{
+		{"Pod/a", bound("default", "a", "n1")},
+		{"Deployment/web", bound("default", "web-x", "n1")},
+		{"Deployment/web", bound("default", "web-y", "n2")},
+		{"Job/d", unschedulable},
 	}
-	events := map[types.NamespacedName]string{refs[3]: "0/3 nodes are available: 2 Insufficient cpu."}
-	got := Compute([]string{"n1", "n2", "n3"}, refs, pods, events)
+	events := map[types.NamespacedName]string{{Namespace: "team", Name: "d"}: "0/3 nodes are available: 2 Insufficient cpu."}
+	got := Compute([]string{"n1", "n2", "n3"}, pods, events)
 	want := Result{
 		Nodes: []NodeResult{{"n1", 2}, {"n2", 1}, {"n3", 0}},
 		Pods: []PodResult{
-			{Namespace: "default", Name: "a", Node: "n1"},
-			{Namespace: "default", Name: "b", Node: "n1"},
-			{Namespace: "team", Name: "c", Node: "n2"},
-			{Namespace: "team", Name: "d", Reason: "Unschedulable: 0/3 nodes are available: 3 Insufficient cpu. (last FailedScheduling event: 0/3 nodes are available: 2 Insufficient cpu.)"},
-			{Namespace: "team", Name: "gone", Reason: "not found"},
+			{Namespace: "default", Name: "a", Object: "Pod/a", Node: "n1"},
+			{Namespace: "default", Name: "web-x", Object: "Deployment/web", Node: "n1"},
+			{Namespace: "default", Name: "web-y", Object: "Deployment/web", Node: "n2"},
+			{Namespace: "team", Name: "d", Object: "Job/d", Reason: "Unschedulable: 0/3 nodes are available: 3 Insufficient cpu. (last FailedScheduling event: 0/3 nodes are available: 2 Insufficient cpu.)"},
 		},
 		Spread: 2,
 	}

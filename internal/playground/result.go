@@ -32,10 +32,22 @@ type Result struct {
 	// Nodes are every node of the scenario, in file order, with the number
 	// of the scenario's pods bound there.
 	Nodes []NodeResult `json:"nodes"`
-	// Pods are every pod the scenario created, in creation order.
+	// Pods are the pods of the scenario's objects at the end, by object in
+	// file order, then by name (a controller names its pods at random). A
+	// pod deleted on the way is not listed; a Job's pods that succeeded are.
 	Pods []PodResult `json:"pods"`
 	// Spread is the max - min of Nodes[*].Pods.
 	Spread int `json:"spread"`
+	// Steps are the pods per node after each of the scenario's steps.
+	Steps []StepResult `json:"steps,omitempty"`
+}
+
+// StepResult is the pods per node after one step of the scenario.
+type StepResult struct {
+	// Step is the step as the progress line shows it (scale Deployment
+	// default/web to 2).
+	Step  string       `json:"step"`
+	Nodes []NodeResult `json:"nodes"`
 }
 
 // NodeResult is one node's pod count.
@@ -48,6 +60,8 @@ type NodeResult struct {
 type PodResult struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
+	// Object is the scenario object the pod belongs to: Kind/name.
+	Object string `json:"object,omitempty"`
 	// Node is empty when the pod is not bound.
 	Node string `json:"node,omitempty"`
 	// Reason says why an unbound pod has no node.
@@ -69,33 +83,57 @@ func Spread(counts []int) int {
 	return hi - lo
 }
 
-// Compute builds a Result from the scenario's node names and its pods as
-// the API server has them (nil for a pod not found). events holds the last
+// OwnedPod is one pod of a scenario object: Object is Kind/name.
+type OwnedPod struct {
+	Object string
+	Pod    *corev1.Pod
+}
+
+// Compute builds a Result from the scenario's node names and the pods of
+// its objects, in the order of the result. events holds the last
 // FailedScheduling event message per pod, if any.
-func Compute(nodes []string, refs []types.NamespacedName, pods map[types.NamespacedName]*corev1.Pod, events map[types.NamespacedName]string) Result {
-	counts := make(map[string]int, len(nodes))
-	r := Result{Nodes: make([]NodeResult, 0, len(nodes)), Pods: make([]PodResult, 0, len(refs))}
-	for _, ref := range refs {
-		pr := PodResult{Namespace: ref.Namespace, Name: ref.Name}
-		pod := pods[ref]
-		switch {
-		case pod == nil:
-			pr.Reason = "not found"
-		case Bound(pod):
+func Compute(nodes []string, pods []OwnedPod, events map[types.NamespacedName]string) Result {
+	r := Result{Pods: make([]PodResult, 0, len(pods))}
+	for _, op := range pods {
+		pod := op.Pod
+		pr := PodResult{Namespace: pod.Namespace, Name: pod.Name, Object: op.Object}
+		if Bound(pod) {
 			pr.Node = pod.Spec.NodeName
-			counts[pod.Spec.NodeName]++
-		default:
-			pr.Reason = unscheduledReason(pod, events[ref])
+		} else {
+			pr.Reason = unscheduledReason(pod, events[types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}])
 		}
 		r.Pods = append(r.Pods, pr)
 	}
+	r.Nodes, r.Spread = perNode(nodes, pods)
+	return r
+}
+
+// perNode counts the bound pods of each node, in the order of nodes.
+func perNode(nodes []string, pods []OwnedPod) ([]NodeResult, int) {
+	counts := make(map[string]int, len(nodes))
+	for _, op := range pods {
+		if Bound(op.Pod) {
+			counts[op.Pod.Spec.NodeName]++
+		}
+	}
+	out := make([]NodeResult, 0, len(nodes))
 	values := make([]int, 0, len(nodes))
 	for _, n := range nodes {
-		r.Nodes = append(r.Nodes, NodeResult{Name: n, Pods: counts[n]})
+		out = append(out, NodeResult{Name: n, Pods: counts[n]})
 		values = append(values, counts[n])
 	}
-	r.Spread = Spread(values)
-	return r
+	return out, Spread(values)
+}
+
+// ownedPods is the pods of every object of refs that o shows, in order.
+func (o *observation) ownedPods(refs []Ref) []OwnedPod {
+	var pods []OwnedPod
+	for _, r := range refs {
+		for _, p := range o.state(r).Pods {
+			pods = append(pods, OwnedPod{Object: r.object(), Pod: p})
+		}
+	}
+	return pods
 }
 
 func unscheduledReason(pod *corev1.Pod, event string) string {
@@ -113,41 +151,31 @@ func unscheduledReason(pod *corev1.Pod, event string) string {
 	return reason
 }
 
-// Collect reads the pods and their FailedScheduling events from the cluster
-// and computes the Result.
-func Collect(ctx context.Context, client kubernetes.Interface, nodes []string, refs []types.NamespacedName) (Result, error) {
-	pods := map[types.NamespacedName]*corev1.Pod{}
-	events := map[types.NamespacedName]string{}
-	listed := map[string]bool{}
-	for _, ref := range refs {
-		if listed[ref.Namespace] {
-			continue
-		}
-		listed[ref.Namespace] = true
-		list, err := client.CoreV1().Pods(ref.Namespace).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return Result{}, fmt.Errorf("listing the pods of %s: %w", ref.Namespace, err)
-		}
-		for i := range list.Items {
-			p := &list.Items[i]
-			pods[types.NamespacedName{Namespace: p.Namespace, Name: p.Name}] = p
-		}
+// Collect reads the pods of the objects of refs and the FailedScheduling
+// events of those not bound, and computes the Result.
+func Collect(ctx context.Context, client kubernetes.Interface, nodes []string, refs []Ref) (Result, error) {
+	o, err := observe(ctx, client, refs, nil)
+	if err != nil {
+		return Result{}, err
 	}
-	for _, ref := range refs {
-		if p := pods[ref]; p == nil || Bound(p) {
+	pods := o.ownedPods(refs)
+	events := map[types.NamespacedName]string{}
+	for _, op := range pods {
+		p := op.Pod
+		if Bound(p) {
 			continue
 		}
-		list, err := client.CoreV1().Events(ref.Namespace).List(ctx, metav1.ListOptions{
-			FieldSelector: fields.Set{"involvedObject.name": ref.Name, "reason": "FailedScheduling"}.String(),
+		list, err := client.CoreV1().Events(p.Namespace).List(ctx, metav1.ListOptions{
+			FieldSelector: fields.Set{"involvedObject.name": p.Name, "reason": "FailedScheduling"}.String(),
 		})
 		if err != nil {
-			return Result{}, fmt.Errorf("listing the events of pod %s: %w", ref, err)
+			return Result{}, fmt.Errorf("listing the events of pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
 		if msg := lastMessage(list.Items); msg != "" {
-			events[ref] = msg
+			events[types.NamespacedName{Namespace: p.Namespace, Name: p.Name}] = msg
 		}
 	}
-	return Compute(nodes, refs, pods, events), nil
+	return Compute(nodes, pods, events), nil
 }
 
 func lastMessage(events []corev1.Event) string {

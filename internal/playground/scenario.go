@@ -15,9 +15,10 @@ limitations under the License.
 */
 
 // Package playground runs scheduling scenarios: a scenario file describes
-// nodes and the objects to create (Pods, ReplicaSets, Deployments, Services); the
-// package validates it, expands it into the objects a control plane needs,
-// applies them, waits for the scheduler and renders where every pod landed.
+// nodes, the objects to create (Pods, Deployments, ReplicaSets, StatefulSets,
+// Jobs, DaemonSets, Services) and steps (scale, delete, wait); the package
+// validates it, applies it to a control plane whose controllers make the
+// pods, waits for the scheduler and renders where every pod landed.
 // Play is the whole engine of bin/playground: it checks a scenario and
 // scheduler configs, starts a control plane and the scheduler for each
 // config and returns the results.
@@ -58,12 +59,17 @@ type Scenario struct {
 	// the scheduler starts, and not part of the result (see boundpods.go).
 	BoundPods []BoundPod `json:"boundPods,omitempty"`
 	// Objects are created in order. Each is a Kubernetes object of kind Pod,
-	// ReplicaSet, Deployment or Service. A Pod that the scheduler has to
-	// place is waited for (bound or unschedulable) before the next object is
-	// created; the pods of a ReplicaSet or Deployment are created all at
-	// once. A Service has no pods: list it before the workload it selects,
-	// so that the scheduler knows it when it scores that workload's pods.
+	// ReplicaSet, Deployment, StatefulSet, Job, DaemonSet or Service; the
+	// cluster's controllers make the workloads' pods. Each object is waited
+	// for until it is settled (every pod it wants exists and is bound or
+	// unschedulable; a Job finished) before the next one is created. A
+	// Service has no pods: list it before the workload it selects, so that
+	// the scheduler knows it when it scores that workload's pods.
 	Objects []Object `json:"objects,omitempty"`
+	// Steps run in order once every object is settled: scale a workload,
+	// delete an object, wait. After each, every object is waited for again
+	// and the pods per node are reported.
+	Steps []Step `json:"steps,omitempty"`
 }
 
 // NodeSpec describes one node, or Count nodes named Name-1..Name-Count.

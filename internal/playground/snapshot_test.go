@@ -29,7 +29,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 )
 
@@ -161,8 +164,11 @@ func TestSnapshotReplay(t *testing.T) {
 		}
 	}
 	agent := secretPod()
+	running := pod("a", "running", "n1", corev1.PodRunning)
+	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "web-abc", Namespace: "a", UID: "rs-uid"}}
+	running.OwnerReferences = []metav1.OwnerReference{*metav1.NewControllerRef(rs, appsv1.SchemeGroupVersion.WithKind("ReplicaSet"))}
 	source := fake.NewClientset(node("n1", false), node("n2", true),
-		pod("a", "running", "n1", corev1.PodRunning), pod("a", "pending-bound", "n2", corev1.PodPending),
+		running, pod("a", "pending-bound", "n2", corev1.PodPending),
 		pod("a", "done", "n1", corev1.PodSucceeded), pod("b", "failed", "n2", corev1.PodFailed),
 		pod("b", "unbound", "", corev1.PodPending), pod("b", "orphan", "gone", corev1.PodRunning), agent)
 	var progress bytes.Buffer
@@ -185,8 +191,28 @@ func TestSnapshotReplay(t *testing.T) {
 		t.Fatalf("decoding the snapshot: %v\n%s", err, file.String())
 	}
 	target := fake.NewClientset()
+	// The fake API server gives objects no UID.
+	target.PrependReactor("create", "daemonsets", func(action clienttesting.Action) (bool, runtime.Object, error) {
+		action.(clienttesting.CreateAction).GetObject().(*appsv1.DaemonSet).UID = "ds-uid"
+		return false, nil, nil
+	})
 	if err := (&Applier{Client: target}).CreateNodes(ctx, replayed); err != nil {
 		t.Fatal(err)
+	}
+	ds, err := target.AppsV1().DaemonSets("ops").Get(ctx, "agent", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the DaemonSet of the bound DaemonSet pods: %v", err)
+	}
+	// It wants exactly the bound pods: on their nodes, never replaced.
+	terms := ds.Spec.Template.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	if diff := cmp.Diff([]corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"n1"}}}}}, terms); diff != "" {
+		t.Errorf("DaemonSet node affinity (-want +got):\n%s", diff)
+	}
+	if ds.Spec.UpdateStrategy.Type != appsv1.OnDeleteDaemonSetStrategyType || ds.Spec.Template.Spec.SchedulerName != BoundPodsScheduler {
+		t.Errorf("DaemonSet update strategy %v, scheduler %q", ds.Spec.UpdateStrategy.Type, ds.Spec.Template.Spec.SchedulerName)
+	}
+	if rss, _ := target.AppsV1().ReplicaSets("").List(ctx, metav1.ListOptions{}); len(rss.Items) != 0 {
+		t.Errorf("ReplicaSets %v: only DaemonSets are created for bound pods", rss.Items)
 	}
 
 	n2, err := target.CoreV1().Nodes().Get(ctx, "n2", metav1.GetOptions{})
@@ -201,13 +227,19 @@ func TestSnapshotReplay(t *testing.T) {
 	for _, p := range list.Items {
 		got[p.Namespace+"/"+p.Name] = p.Spec.NodeName
 		if p.Namespace == "ops" {
-			if owner := metav1.GetControllerOf(&p); owner == nil || owner.Kind != "DaemonSet" || owner.APIVersion != "apps/v1" || owner.UID == "" {
-				t.Errorf("pod %s owner %+v, want a DaemonSet controller with a UID", p.Name, owner)
+			if owner := metav1.GetControllerOf(&p); owner == nil || owner.Kind != "DaemonSet" || owner.APIVersion != "apps/v1" || owner.UID != ds.UID {
+				t.Errorf("pod %s owner %+v, want the DaemonSet created, by its UID", p.Name, owner)
+			}
+			if !labels.SelectorFromSet(ds.Spec.Selector.MatchLabels).Matches(labels.Set(p.Labels)) {
+				t.Errorf("pod %s labels %v: its DaemonSet does not select it", p.Name, p.Labels)
 			}
 			if len(p.Spec.InitContainers) != 2 || p.Spec.InitContainers[1].RestartPolicy == nil || len(p.Spec.Containers) != 2 ||
 				p.Spec.Containers[0].Resources.Requests.Cpu().String() != "250m" || p.Spec.Containers[0].Image != PlaceholderImage {
 				t.Errorf("pod %s spec %+v", p.Name, p.Spec)
 			}
+		}
+		if p.Name == "running" && (len(p.OwnerReferences) != 0 || p.Annotations[OwnerAnnotation] != "ReplicaSet/web-abc") {
+			t.Errorf("pod running: owners %v, annotations %v: want no owner (the garbage collector would delete it), recorded in %s", p.OwnerReferences, p.Annotations, OwnerAnnotation)
 		}
 		if p.Name == "running" {
 			gpu := p.Spec.Containers[0].Resources

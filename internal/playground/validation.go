@@ -26,6 +26,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -55,15 +56,43 @@ type Workload struct {
 	Pod        *corev1.Pod
 	ReplicaSet *appsv1.ReplicaSet
 	Deployment *appsv1.Deployment
+	// StatefulSet, Job and DaemonSet pods are made by their controllers
+	// too.
+	StatefulSet *appsv1.StatefulSet
+	Job         *batchv1.Job
+	DaemonSet   *appsv1.DaemonSet
 	// Service has no pods; the scheduler reads it: PodTopologySpread's
 	// system default constraints apply to the pods it selects.
 	Service *corev1.Service
 }
 
-var supportedKinds = []string{"Pod", "ReplicaSet", "Deployment", "Service"}
+// meta returns the kind and metadata of the object w holds.
+func (w Workload) meta() (string, metav1.Object) {
+	switch {
+	case w.Pod != nil:
+		return "Pod", w.Pod
+	case w.ReplicaSet != nil:
+		return "ReplicaSet", w.ReplicaSet
+	case w.Deployment != nil:
+		return "Deployment", w.Deployment
+	case w.StatefulSet != nil:
+		return "StatefulSet", w.StatefulSet
+	case w.Job != nil:
+		return "Job", w.Job
+	case w.DaemonSet != nil:
+		return "DaemonSet", w.DaemonSet
+	default:
+		return "Service", w.Service
+	}
+}
+
+var supportedKinds = []string{"Pod", "ReplicaSet", "Deployment", "StatefulSet", "Job", "DaemonSet", "Service"}
 
 // apiVersions is the API version of each supported kind.
-var apiVersions = map[string]string{"Pod": "v1", "ReplicaSet": "apps/v1", "Deployment": "apps/v1", "Service": "v1"}
+var apiVersions = map[string]string{
+	"Pod": "v1", "ReplicaSet": "apps/v1", "Deployment": "apps/v1", "StatefulSet": "apps/v1",
+	"Job": "batch/v1", "DaemonSet": "apps/v1", "Service": "v1",
+}
 
 // Size limits of a scenario. The playground expands node counts and replicas
 // in memory and creates every node and pod on one embedded API server, so a
@@ -89,8 +118,17 @@ const (
 func Validate(s *Scenario, schedulerNames []string) field.ErrorList {
 	errs := validateNodes(s.Nodes)
 	errs = append(errs, validateBoundPods(s.BoundPods, nodeSet(s.Nodes))...)
-	_, objErrs := decodeObjects(s, schedulerNames)
-	return append(errs, objErrs...)
+	ws, objErrs := decodeObjects(s, schedulerNames)
+	errs = append(errs, objErrs...)
+	objects := sets.New[string]()
+	for _, w := range ws {
+		kind, meta := w.meta()
+		objects.Insert(objectKey(kind, meta.GetNamespace(), meta.GetName()))
+	}
+	if len(objErrs) > 0 {
+		objects = nil // an object that did not decode may be the one named
+	}
+	return append(errs, validateSteps(s.Steps, objects)...)
 }
 
 // nodeCountInRange reports whether a spec's count is between 1 and MaxNodes.
@@ -303,6 +341,18 @@ func decodeObjects(s *Scenario, schedulerNames []string) ([]Workload, field.Erro
 			w.Deployment = &appsv1.Deployment{}
 			err = unmarshalStrict(data, w.Deployment)
 			meta = &w.Deployment.ObjectMeta
+		case "StatefulSet":
+			w.StatefulSet = &appsv1.StatefulSet{}
+			err = unmarshalStrict(data, w.StatefulSet)
+			meta = &w.StatefulSet.ObjectMeta
+		case "Job":
+			w.Job = &batchv1.Job{}
+			err = unmarshalStrict(data, w.Job)
+			meta = &w.Job.ObjectMeta
+		case "DaemonSet":
+			w.DaemonSet = &appsv1.DaemonSet{}
+			err = unmarshalStrict(data, w.DaemonSet)
+			meta = &w.DaemonSet.ObjectMeta
 		case "Service":
 			w.Service = &corev1.Service{}
 			err = unmarshalStrict(data, w.Service)
@@ -330,6 +380,38 @@ func decodeObjects(s *Scenario, schedulerNames []string) ([]Workload, field.Erro
 			errs = append(errs, validateReplicas(w.Deployment.Spec.Replicas, p.Child("spec", "replicas"))...)
 			errs = append(errs, validatePodSpec(&w.Deployment.Spec.Template.Spec, p.Child("spec", "template", "spec"), nodes, schedulerNames)...)
 			defaultSelector(w.Deployment.Name, &w.Deployment.Spec.Selector, &w.Deployment.Spec.Template)
+		case w.StatefulSet != nil:
+			w.StatefulSet.APIVersion, w.StatefulSet.Kind = want, kind
+			pods += replicasInRange(w.StatefulSet.Spec.Replicas)
+			errs = append(errs, validateReplicas(w.StatefulSet.Spec.Replicas, p.Child("spec", "replicas"))...)
+			errs = append(errs, validatePodSpec(&w.StatefulSet.Spec.Template.Spec, p.Child("spec", "template", "spec"), nodes, schedulerNames)...)
+			defaultSelector(w.StatefulSet.Name, &w.StatefulSet.Spec.Selector, &w.StatefulSet.Spec.Template)
+		case w.Job != nil:
+			w.Job.APIVersion, w.Job.Kind = want, kind
+			// The Job controller runs at most max(completions, parallelism)
+			// pods that succeed; failed ones are retried up to the backoff
+			// limit, which MaxPods does not count.
+			pods += max(replicasInRange(w.Job.Spec.Completions), replicasInRange(w.Job.Spec.Parallelism))
+			errs = append(errs, validateReplicas(w.Job.Spec.Completions, p.Child("spec", "completions"))...)
+			errs = append(errs, validateReplicas(w.Job.Spec.Parallelism, p.Child("spec", "parallelism"))...)
+			errs = append(errs, validatePodSpec(&w.Job.Spec.Template.Spec, p.Child("spec", "template", "spec"), nodes, schedulerNames)...)
+			// The API server refuses a Job whose pods restart Always, its
+			// default: a Job that names none gets Never.
+			switch w.Job.Spec.Template.Spec.RestartPolicy {
+			case "":
+				w.Job.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyNever
+			case corev1.RestartPolicyNever, corev1.RestartPolicyOnFailure:
+			default:
+				errs = append(errs, field.NotSupported(p.Child("spec", "template", "spec", "restartPolicy"), w.Job.Spec.Template.Spec.RestartPolicy,
+					[]string{string(corev1.RestartPolicyNever), string(corev1.RestartPolicyOnFailure)}))
+			}
+		case w.DaemonSet != nil:
+			w.DaemonSet.APIVersion, w.DaemonSet.Kind = want, kind
+			if nodes != nil {
+				pods += nodes.Len()
+			}
+			errs = append(errs, validatePodSpec(&w.DaemonSet.Spec.Template.Spec, p.Child("spec", "template", "spec"), nodes, schedulerNames)...)
+			defaultSelector(w.DaemonSet.Name, &w.DaemonSet.Spec.Selector, &w.DaemonSet.Spec.Template)
 		case w.Service != nil:
 			w.Service.APIVersion, w.Service.Kind = want, kind
 			errs = append(errs, validateServiceSpec(&w.Service.Spec, p.Child("spec"))...)
@@ -338,7 +420,7 @@ func decodeObjects(s *Scenario, schedulerNames []string) ([]Workload, field.Erro
 	}
 	if pods > MaxPods {
 		errs = append(errs, field.Invalid(field.NewPath("objects"), pods,
-			fmt.Sprintf("pods in total (one per Pod, spec.replicas per ReplicaSet and Deployment): must be at most %d", MaxPods)))
+			fmt.Sprintf("pods in total (one per Pod, spec.replicas per ReplicaSet, Deployment and StatefulSet, completions or parallelism per Job, the node count per DaemonSet): must be at most %d", MaxPods)))
 	}
 	return out, errs
 }

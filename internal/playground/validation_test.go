@@ -82,7 +82,7 @@ func TestDecodeSizeLimits(t *testing.T) {
 		{
 			name: "pods in total over the limit",
 			data: node + "objects: [" + rs("r", 6000) + ", " + rs("s", 3999) + ", " + pods(2) + "]",
-			want: []string{"s.yaml: objects: Invalid value: 10001: pods in total (one per Pod, spec.replicas per ReplicaSet and Deployment): must be at most 10000"},
+			want: []string{"s.yaml: objects: Invalid value: 10001: pods in total (one per Pod, spec.replicas per ReplicaSet, Deployment and StatefulSet, completions or parallelism per Job, the node count per DaemonSet): must be at most 10000"},
 		},
 		{name: "pods in total at the limit", data: node + "objects: [" + rs("r", 6000) + ", " + rs("s", 3999) + ", " + pods(1) + "]"},
 		{

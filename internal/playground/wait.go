@@ -24,7 +24,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -49,61 +48,67 @@ func scheduledCondition(pod *corev1.Pod) *corev1.PodCondition {
 	return nil
 }
 
-// Wait waits until every pod is bound or unschedulable, writing progress
-// lines ("scheduled 5/7 pods") to a.Progress. It returns ctx's error, with
-// the pods still pending, when ctx ends first.
-func (a *Applier) Wait(ctx context.Context, pods []types.NamespacedName) error {
-	return a.wait(ctx, pods, a.Progress)
+// Wait waits until every object of refs is settled, writing progress lines
+// ("scheduled 5/7 pods") to a.Progress. It returns ctx's error, with the
+// objects still waited for, when ctx ends first, and a.Alive's error as
+// soon as it has one.
+func (a *Applier) Wait(ctx context.Context, refs []Ref) error {
+	return a.wait(ctx, refs, a.Progress)
 }
 
-func (a *Applier) wait(ctx context.Context, pods []types.NamespacedName, progress io.Writer) error {
+func (a *Applier) wait(ctx context.Context, refs []Ref, progress io.Writer) error {
 	interval := a.PollInterval
 	if interval == 0 {
 		interval = 100 * time.Millisecond
 	}
-	namespaces := sets.New[string]()
-	for _, p := range pods {
-		namespaces.Insert(p.Namespace)
+	if a.replicaSets == nil {
+		a.replicaSets = map[types.UID]sets.Set[types.UID]{}
 	}
-	last := ""
 	var pending []string
+	var lastErr error
 	err := wait.PollUntilContextCancel(ctx, interval, true, func(ctx context.Context) (bool, error) {
-		byName := map[types.NamespacedName]*corev1.Pod{}
-		for _, ns := range sets.List(namespaces) {
-			list, err := a.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-			if err != nil {
-				return false, nil // retried until ctx ends
-			}
-			for i := range list.Items {
-				p := &list.Items[i]
-				byName[types.NamespacedName{Namespace: p.Namespace, Name: p.Name}] = p
+		if a.Alive != nil {
+			if err := a.Alive(); err != nil {
+				return false, err
 			}
 		}
-		bound, unschedulable := 0, 0
+		o, err := observe(ctx, a.Client, refs, a.replicaSets)
+		if err != nil {
+			lastErr = err
+			return false, nil // retried until ctx ends
+		}
+		total, bound, unschedulable := 0, 0, 0
 		pending = pending[:0]
-		for _, ref := range pods {
-			p := byName[ref]
-			switch {
-			case p != nil && Bound(p):
-				bound++
-			case p != nil && Unschedulable(p):
-				unschedulable++
-			default:
-				pending = append(pending, ref.String())
+		for _, r := range refs {
+			st := o.state(r)
+			for _, p := range st.Pods {
+				total++
+				switch {
+				case Bound(p):
+					bound++
+				case Unschedulable(p):
+					unschedulable++
+				}
+			}
+			if !st.Settled {
+				pending = append(pending, fmt.Sprintf("%s (wants %s)", r, st.Wants))
 			}
 		}
-		line := fmt.Sprintf("scheduled %d/%d pods", bound, len(pods))
+		line := fmt.Sprintf("scheduled %d/%d pods", bound, total)
 		if unschedulable > 0 {
 			line += fmt.Sprintf(", %d unschedulable", unschedulable)
 		}
-		if progress != nil && line != last {
+		if progress != nil && line != a.lastProgress {
 			fmt.Fprintln(progress, line)
 		}
-		last = line
+		a.lastProgress = line
 		return len(pending) == 0, nil
 	})
 	if err != nil {
-		return fmt.Errorf("waiting for the scheduler (%s; pending: %s): %w", last, strings.Join(pending, ", "), err)
+		if len(pending) == 0 && lastErr != nil {
+			pending = append(pending, lastErr.Error())
+		}
+		return fmt.Errorf("waiting for the controllers and the scheduler (%s; not settled: %s): %w", a.lastProgress, strings.Join(pending, ", "), err)
 	}
 	return nil
 }
