@@ -17,17 +17,13 @@ limitations under the License.
 package playground
 
 import (
-	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"maps"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/utils/ptr"
 )
 
@@ -127,73 +123,4 @@ func PrepareTemplate(t *corev1.PodTemplateSpec, schedulerName string) {
 	if t.Spec.SchedulerName == "" && t.Spec.NodeName == "" {
 		t.Spec.SchedulerName = schedulerName
 	}
-}
-
-// templateHash is a short, stable hash of a pod template, like the
-// pod-template-hash label of the Deployment controller.
-func templateHash(t *corev1.PodTemplateSpec) string {
-	data, _ := json.Marshal(t)
-	h := fnv.New32a()
-	_, _ = h.Write(data)
-	return rand.SafeEncodeString(fmt.Sprint(h.Sum32()))
-}
-
-// ReplicaSetFor returns the ReplicaSet the Deployment controller would make
-// for d, controlled by d: d must have its UID (be created already).
-//
-// Deprecated: the playground creates Deployments and the controllers make
-// their ReplicaSets and pods; this stays only until test/integration stops
-// calling it.
-func ReplicaSetFor(d *appsv1.Deployment) *appsv1.ReplicaSet {
-	template := *d.Spec.Template.DeepCopy()
-	hash := templateHash(&template)
-	template.Labels = maps.Clone(template.Labels)
-	template.Labels[appsv1.DefaultDeploymentUniqueLabelKey] = hash
-	selector := d.Spec.Selector.DeepCopy()
-	if selector.MatchLabels == nil {
-		selector.MatchLabels = map[string]string{}
-	}
-	selector.MatchLabels[appsv1.DefaultDeploymentUniqueLabelKey] = hash
-	return &appsv1.ReplicaSet{
-		TypeMeta: metav1.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSet"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name:            d.Name + "-" + hash,
-			Namespace:       d.Namespace,
-			Labels:          maps.Clone(template.Labels),
-			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(d, appsv1.SchemeGroupVersion.WithKind("Deployment"))},
-		},
-		Spec: appsv1.ReplicaSetSpec{
-			Replicas: ptr.To(ptr.Deref(d.Spec.Replicas, 1)),
-			Selector: selector,
-			Template: template,
-		},
-	}
-}
-
-// OwnedPods returns the replicas of rs as pods it controls, named
-// <rs>-<index>, in the manner of the ReplicaSet controller. rs must have
-// its UID.
-//
-// Deprecated: the playground's cluster runs the ReplicaSet controller; this
-// stays only until test/integration stops calling it.
-func OwnedPods(rs *appsv1.ReplicaSet, schedulerName string) []*corev1.Pod {
-	replicas := int(ptr.Deref(rs.Spec.Replicas, 1))
-	pods := make([]*corev1.Pod, 0, replicas)
-	for i := range replicas {
-		t := rs.Spec.Template.DeepCopy()
-		pod := &corev1.Pod{
-			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-			ObjectMeta: metav1.ObjectMeta{
-				Name:            fmt.Sprintf("%s-%d", rs.Name, i),
-				Namespace:       rs.Namespace,
-				Labels:          t.Labels,
-				Annotations:     t.Annotations,
-				OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(rs, appsv1.SchemeGroupVersion.WithKind("ReplicaSet"))},
-			},
-			Spec: t.Spec,
-		}
-		PreparePod(pod, schedulerName)
-		pods = append(pods, pod)
-	}
-	return pods
 }

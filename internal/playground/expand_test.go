@@ -21,14 +21,15 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 )
 
-func TestExpansion(t *testing.T) {
+// TestWorkloadDefaults: selectors and template labels are defaulted (not
+// for a Job, whose controller makes its selector), a Job's pods restart
+// Never unless it says, and PrepareTemplate gives the profile to templates
+// that name no scheduler.
+func TestWorkloadDefaults(t *testing.T) {
 	s, err := Decode("s.yaml", []byte(`
 nodes: [{name: a}]
 objects:
@@ -49,6 +50,15 @@ objects:
         spec:
           schedulerName: other
           containers: [{name: c, image: i}]
+  - kind: StatefulSet
+    metadata: {name: db}
+    spec: {template: {spec: {containers: [{name: c, image: i}]}}}
+  - kind: Job
+    metadata: {name: batch}
+    spec: {completions: 3, template: {spec: {containers: [{name: c, image: i}]}}}
+  - kind: DaemonSet
+    metadata: {name: agent}
+    spec: {template: {spec: {containers: [{name: c, image: i}]}}}
 `), []string{"custom-scheduler", "other"})
 	if err != nil {
 		t.Fatal(err)
@@ -57,59 +67,27 @@ objects:
 	if err != nil {
 		t.Fatal(err)
 	}
-
-	// A Deployment: template labels and selector defaulted, one ReplicaSet
-	// controlled by it, replicas pods controlled by the ReplicaSet.
 	d := ws[0].Deployment
 	if diff := cmp.Diff(&metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, d.Spec.Selector); diff != "" {
 		t.Errorf("defaulted selector (-want +got):\n%s", diff)
 	}
 	PrepareTemplate(&d.Spec.Template, "custom-scheduler")
-	d.UID = types.UID("deployment-uid")
-	rs := ReplicaSetFor(d)
-	hash := rs.Labels[appsv1.DefaultDeploymentUniqueLabelKey]
-	if hash == "" || rs.Name != "web-"+hash || rs.Namespace != "default" {
-		t.Fatalf("ReplicaSet %s/%s labels %v, want default/web-<pod-template-hash>", rs.Namespace, rs.Name, rs.Labels)
+	if d.Spec.Template.Spec.SchedulerName != "custom-scheduler" || d.Namespace != "default" {
+		t.Errorf("Deployment %s/%s scheduler %q", d.Namespace, d.Name, d.Spec.Template.Spec.SchedulerName)
 	}
-	wantRSOwner := []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: "deployment-uid", Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}
-	if diff := cmp.Diff(wantRSOwner, rs.OwnerReferences); diff != "" {
-		t.Errorf("ReplicaSet owner (-want +got):\n%s", diff)
+	rs := ws[1].ReplicaSet
+	PrepareTemplate(&rs.Spec.Template, "custom-scheduler")
+	if rs.Spec.Template.Spec.SchedulerName != "other" || rs.Spec.Selector.MatchLabels["tier"] != "db" || len(rs.Spec.Template.Labels) != 1 {
+		t.Errorf("ReplicaSet %+v: want its own scheduler, selector and labels", rs.Spec)
 	}
-	if ReplicaSetFor(d).Name != rs.Name {
-		t.Errorf("the ReplicaSet name is not stable")
+	if ss := ws[2].StatefulSet; ss == nil || ss.Spec.Selector == nil || ss.Spec.Template.Labels["app"] != "db" {
+		t.Errorf("StatefulSet %+v: want a defaulted selector", ss)
 	}
-	rs.UID = types.UID("rs-uid")
-	pods := OwnedPods(rs, "ignored: the template names one")
-	type podSummary struct {
-		Name, Namespace, Scheduler string
-		Labels                     map[string]string
-		Owner                      []metav1.OwnerReference
+	if job := ws[3].Job; job == nil || job.Spec.Selector != nil || job.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyNever {
+		t.Errorf("Job %+v: want no selector (its controller makes one) and restartPolicy Never", job)
 	}
-	summarize := func(pods []*corev1.Pod) []podSummary {
-		var out []podSummary
-		for _, p := range pods {
-			out = append(out, podSummary{p.Name, p.Namespace, p.Spec.SchedulerName, p.Labels, p.OwnerReferences})
-		}
-		return out
-	}
-	wantOwner := []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: "rs-uid", Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}
-	labels := map[string]string{"app": "web", appsv1.DefaultDeploymentUniqueLabelKey: hash}
-	want := []podSummary{
-		{rs.Name + "-0", "default", "custom-scheduler", labels, wantOwner},
-		{rs.Name + "-1", "default", "custom-scheduler", labels, wantOwner},
-	}
-	if diff := cmp.Diff(want, summarize(pods)); diff != "" {
-		t.Errorf("Deployment pods (-want +got):\n%s", diff)
-	}
-
-	// A ReplicaSet: replicas default to 1, its own scheduler name is kept.
-	rs2 := ws[1].ReplicaSet
-	rs2.UID = types.UID("rs2-uid")
-	PrepareTemplate(&rs2.Spec.Template, "custom-scheduler")
-	wantOwner2 := []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: "rs2-uid", Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}
-	want = []podSummary{{"rs-0", "team-a", "other", map[string]string{"tier": "db"}, wantOwner2}}
-	if diff := cmp.Diff(want, summarize(OwnedPods(rs2, "custom-scheduler"))); diff != "" {
-		t.Errorf("ReplicaSet pods (-want +got):\n%s", diff)
+	if ds := ws[4].DaemonSet; ds == nil || ds.Spec.Selector == nil || ds.Spec.Template.Labels["app"] != "agent" {
+		t.Errorf("DaemonSet %+v: want a defaulted selector", ds)
 	}
 }
 
