@@ -63,6 +63,7 @@ type testContext struct {
 	mu         sync.Mutex
 	nodes      []string
 	namespaces []string
+	cleanedUp  bool
 	logger     klog.Logger
 }
 
@@ -93,11 +94,15 @@ func newTestContext(t testing.TB) *testContext {
 // cleanup deletes the test's workloads, pods and namespaces, then its
 // nodes. Workloads go first, so that no controller replaces the pods; pods
 // go with no grace period, so that none is left on a deleted node. It does
-// not wait for the namespace controller.
+// not wait for the namespace controller. It runs once.
 func (tc *testContext) cleanup() {
 	ctx := context.Background()
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
+	if tc.cleanedUp {
+		return
+	}
+	tc.cleanedUp = true
 	background := metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}
 	for _, ns := range append([]string{tc.ns}, tc.namespaces...) {
 		apps := adminClient.AppsV1()
