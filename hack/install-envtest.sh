@@ -43,13 +43,15 @@ rm -f "${stamp}"
 # The version the binaries report (--version, /version); unset, kube-apiserver
 # and kube-controller-manager say v0.0.0-master.
 ldflags="-X k8s.io/component-base/version.gitVersion=${k8s} -X k8s.io/client-go/pkg/version.gitVersion=${k8s}"
-go build -o "${OUT}/etcd" go.etcd.io/etcd/server/v3
-go build -ldflags "${ldflags}" -o "${OUT}/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
+# Each build says how long it took: what a cold cache costs, per binary.
+timed() { local name=$1 start=${SECONDS}; shift; "$@"; echo "built ${name} in $((SECONDS - start)) s"; }
+timed etcd go build -o "${OUT}/etcd" go.etcd.io/etcd/server/v3
+timed kube-apiserver go build -ldflags "${ldflags}" -o "${OUT}/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
 
 tmp=$(mktemp -d)
 trap 'rm -rf "${tmp}"' EXIT
 cp go.mod go.sum "${tmp}/"
-go build -modfile="${tmp}/go.mod" -mod=mod -ldflags "${ldflags}" \
+timed kube-controller-manager go build -modfile="${tmp}/go.mod" -mod=mod -ldflags "${ldflags}" \
   -o "${OUT}/kube-controller-manager" k8s.io/kubernetes/cmd/kube-controller-manager
 # -mod=mod may only add go.sum entries: a changed requirement would mean the
 # controller-manager was not built from go.mod's pins.
@@ -60,7 +62,7 @@ if ! cmp -s go.mod "${tmp}/go.mod"; then
   exit 1
 fi
 
-(cd hack/tools/kwok && go build -o "${OUT}/kwok" sigs.k8s.io/kwok/cmd/kwok)
+(cd hack/tools/kwok && timed kwok go build -o "${OUT}/kwok" sigs.k8s.io/kwok/cmd/kwok)
 
 # Print the versions as a check that every binary runs (no pipe: with
 # pipefail, a reader that quits early would fail the script).
