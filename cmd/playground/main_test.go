@@ -260,7 +260,7 @@ profiles:
 			want: []string{"playground: scheduler config " + badMode, "profiles[0].pluginConfig[0].args.mode", `Unsupported value: "Fewest"`}},
 		{name: "bad output", args: []string{"--output", "yaml"}, wantCode: 2, want: []string{"--output", `"yaml"`}},
 		{name: "missing binaries", args: []string{"--config", shippedConfig, "--scenario", tutorial, "--assets", t.TempDir()}, wantCode: 1,
-			want: []string{"playground: etcd not found", "make envtest"}},
+			want: []string{"playground: not found (or not executable): ", "/etcd, ", "/kube-controller-manager, ", "/kwok: ", "make envtest"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -271,10 +271,10 @@ profiles:
 			if out != "" {
 				t.Errorf("stdout %q, want nothing", out)
 			}
-			if strings.Contains(stderr, "starting etcd") {
+			if strings.Contains(stderr, "starting the control plane") {
 				t.Errorf("the control plane started for bad input")
 			}
-			if strings.Contains(stderr, "logs (scheduler, etcd, kube-apiserver) kept in") {
+			if strings.Contains(stderr, "logs (scheduler, etcd, kube-apiserver, kube-controller-manager, kwok) kept in") {
 				t.Errorf("logs kept, but nothing ran")
 			}
 			for _, w := range tt.want {
@@ -299,14 +299,14 @@ func TestTimeout(t *testing.T) {
 	if !strings.Contains(stderr, "playground: not every pod was bound or found unschedulable within 1ms") {
 		t.Errorf("stderr does not report the timeout")
 	}
-	const kept = "logs (scheduler, etcd, kube-apiserver) kept in "
+	const kept = "logs (scheduler, etcd, kube-apiserver, kube-controller-manager, kwok) kept in "
 	i := strings.Index(stderr, kept)
 	if i < 0 {
 		t.Fatalf("stderr does not say where the logs are")
 	}
 	dir := strings.TrimSpace(strings.SplitN(stderr[i+len(kept):], "\n", 2)[0])
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	for _, log := range []string{"playground.log", "run-1/etcd.log", "run-1/kube-apiserver.log"} {
+	for _, log := range []string{"playground.log", "run-1/etcd.log", "run-1/kube-apiserver.log", "run-1/kube-controller-manager.log", "run-1/kwok.log"} {
 		if _, err := os.Stat(filepath.Join(dir, log)); err != nil {
 			t.Errorf("log %s not kept: %v", log, err)
 		}

@@ -21,18 +21,22 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/adminsched/scheduler-plugins/internal/localcluster"
+	"github.com/adminsched/scheduler-plugins/pkg/podowner"
 )
 
 // startCluster starts a bare control plane (no scheduler) for the test and
@@ -160,6 +164,7 @@ func keepRun(t *testing.T, args ...string) (string, kubernetes.Interface) {
 	for !strings.Contains(stderr.String(), "kubectl --kubeconfig ") {
 		select {
 		case code := <-done:
+			done <- code // for the cleanup
 			t.Fatalf("run returned %d before Ctrl-C; stderr:\n%s", code, stderr.String())
 		case <-deadline:
 			t.Fatalf("no kubectl hint; stderr:\n%s", stderr.String())
@@ -177,6 +182,55 @@ func keepRun(t *testing.T, args ...string) (string, kubernetes.Interface) {
 		t.Fatal(err)
 	}
 	return stdout.String(), client
+}
+
+// checkBoundPodsSurvive: the garbage collector deletes pods whose owner does
+// not exist. Once a Deployment created after the bound pods has its pod
+// (the controllers run), every bound pod is still there, and the agent pods
+// are DaemonSet pods to the plugins.
+func checkBoundPodsSurvive(t *testing.T, client kubernetes.Interface, want map[string][]string) {
+	t.Helper()
+	ctx := context.Background()
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "late", Namespace: "shop"},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "late"}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "late"}},
+				Spec: corev1.PodSpec{SchedulerName: "custom-scheduler", Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}},
+			},
+		},
+	}
+	if _, err := client.AppsV1().Deployments("shop").Create(ctx, d, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		list, err := client.CoreV1().Pods("shop").List(ctx, metav1.ListOptions{LabelSelector: "app=late"})
+		return err == nil && len(list.Items) == 1 && list.Items[0].Spec.NodeName != "", nil
+	})
+	if err != nil {
+		t.Fatalf("the Deployment created after the bound pods got no bound pod: %v", err)
+	}
+	got := podsPerNode(t, client)
+	list, err := client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agents := 0
+	for _, p := range list.Items {
+		if strings.HasPrefix(p.Name, "late-") {
+			got[p.Spec.NodeName] = slices.DeleteFunc(got[p.Spec.NodeName], func(s string) bool { return s == p.Namespace+"/"+p.Name })
+		}
+		if p.Namespace == "ops" {
+			agents++
+			if !podowner.IsDaemonSetPod(&p) {
+				t.Errorf("bound pod %s/%s owners %v: not a DaemonSet pod", p.Namespace, p.Name, p.OwnerReferences)
+			}
+		}
+	}
+	if !cmp.Equal(want, got) || agents != 3 {
+		t.Errorf("bound pods per node once the controllers ran (-want +got):\n%s", cmp.Diff(want, got))
+	}
 }
 
 // TestSnapshot seeds a control plane through client-go, snapshots it with
@@ -229,6 +283,7 @@ func TestSnapshot(t *testing.T) {
 	if r := decodeResult(t, out); len(r.Pods) != 0 || len(r.Nodes) != 3 {
 		t.Errorf("result %+v: want the 3 nodes and no pods to schedule", r)
 	}
+	checkBoundPodsSurvive(t, replay, want)
 	node, err := replay.CoreV1().Nodes().Get(context.Background(), "node-b", metav1.GetOptions{})
 	if err != nil || node.Annotations["scheduling.adminsched.io/maintenance-window"] == "" || node.Annotations["example.com/secret-annotation"] != "" {
 		t.Errorf("replayed node-b annotations %v (%v)", node.Annotations, err)

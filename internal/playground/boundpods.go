@@ -71,7 +71,7 @@ type BoundPod struct {
 	//     the pod as its controller owner: the plugins that exempt
 	//     DaemonSet pods (pkg/podowner.IsDaemonSetPod) see one. Its pod
 	//     template is pinned to the nodes of its bound pods (required node
-	//     affinity on metadata.name), tolerates every taint and has
+	//     affinity, a metadata.name term per node), tolerates every taint and has
 	//     updateStrategy OnDelete, so the DaemonSet controller wants
 	//     exactly the pods that exist and replaces none. Its pods carry
 	//     the label BoundDaemonSetLabel=<name>, its selector. A second pod
@@ -360,11 +360,7 @@ func (a *Applier) createBoundDaemonSets(ctx context.Context, pods []BoundPod) (m
 					Spec: corev1.PodSpec{
 						SchedulerName: BoundPodsScheduler,
 						Affinity: &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
-							RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
-								NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{{
-									Key: metav1.ObjectNameField, Operator: corev1.NodeSelectorOpIn, Values: sets.List(nodes[key]),
-								}}}},
-							},
+							RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: nodeTerms(sets.List(nodes[key]))},
 						}},
 						Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
 						Containers:  []corev1.Container{{Name: "c-0", Image: PlaceholderImage}},
@@ -379,6 +375,18 @@ func (a *Applier) createBoundDaemonSets(ctx context.Context, pods []BoundPod) (m
 		created[key] = c
 	}
 	return created, owned, nil
+}
+
+// nodeTerms selects the nodes by name: one term each, as a metadata.name
+// field selector takes one value.
+func nodeTerms(nodes []string) []corev1.NodeSelectorTerm {
+	terms := make([]corev1.NodeSelectorTerm, 0, len(nodes))
+	for _, n := range nodes {
+		terms = append(terms, corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{{
+			Key: metav1.ObjectNameField, Operator: corev1.NodeSelectorOpIn, Values: []string{n},
+		}}})
+	}
+	return terms
 }
 
 // waitBoundDaemonSets waits, when controllers run (a.Alive is set), until
@@ -400,7 +408,7 @@ func (a *Applier) waitBoundDaemonSets(ctx context.Context, daemonSets map[types.
 				waiting = err.Error()
 				return false, nil
 			}
-			want := len(created.Spec.Template.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0].MatchFields[0].Values)
+			want := len(created.Spec.Template.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms)
 			if ds.Status.ObservedGeneration < ds.Generation || int(ds.Status.DesiredNumberScheduled) != want || int(ds.Status.CurrentNumberScheduled) != want {
 				waiting = fmt.Sprintf("DaemonSet %s: status %+v, want %d pods", key, ds.Status, want)
 				return false, nil
