@@ -197,7 +197,7 @@ func checkBoundPodsSurvive(t *testing.T, client kubernetes.Interface, want map[s
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "late"}},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "late"}},
-				Spec: corev1.PodSpec{SchedulerName: "custom-scheduler", Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}},
+				Spec:       corev1.PodSpec{SchedulerName: "custom-scheduler", Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}},
 			},
 		},
 	}
