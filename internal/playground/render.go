@@ -121,9 +121,22 @@ func WriteCompareText(w io.Writer, runs []Run) error {
 		header += fmt.Sprintf("\t[%d] node", i+1)
 	}
 	fmt.Fprintln(tw, header)
+	seen := map[string]int{}
 	for j, p := range runs[0].Result.Pods {
 		line := p.Namespace + "/" + p.Name
+		seen[p.Object]++
+		for _, r := range runs[1:] {
+			// Controllers name pods at random: the rows are then the
+			// object's first, second, ... pod in each run.
+			if j >= len(r.Result.Pods) || r.Result.Pods[j].Name != p.Name {
+				line = fmt.Sprintf("%s/%s #%d", p.Namespace, p.Object, seen[p.Object])
+			}
+		}
 		for _, r := range runs {
+			if j >= len(r.Result.Pods) {
+				line += "\t-"
+				continue
+			}
 			node := r.Result.Pods[j].Node
 			if node == "" {
 				node = "<none>"

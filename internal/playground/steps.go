@@ -23,9 +23,11 @@ import (
 	"strings"
 	"time"
 
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 )
 
@@ -167,6 +169,31 @@ func (a *Applier) progressf(format string, args ...any) {
 	}
 }
 
+func (a *Applier) scale(ctx context.Context, r *ScaleStep) error {
+	type scaler interface {
+		GetScale(ctx context.Context, name string, opts metav1.GetOptions) (*autoscalingv1.Scale, error)
+		UpdateScale(ctx context.Context, name string, scale *autoscalingv1.Scale, opts metav1.UpdateOptions) (*autoscalingv1.Scale, error)
+	}
+	var c scaler
+	switch r.Kind {
+	case "Deployment":
+		c = a.Client.AppsV1().Deployments(r.Namespace)
+	case "ReplicaSet":
+		c = a.Client.AppsV1().ReplicaSets(r.Namespace)
+	case "StatefulSet":
+		c = a.Client.AppsV1().StatefulSets(r.Namespace)
+	default:
+		return fmt.Errorf("%s cannot be scaled", r.Kind)
+	}
+	scale, err := c.GetScale(ctx, r.Name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	scale.Spec.Replicas = *r.Replicas
+	_, err = c.UpdateScale(ctx, r.Name, scale, metav1.UpdateOptions{})
+	return err
+}
+
 func (a *Applier) runStep(ctx context.Context, st Step) error {
 	logger := klog.FromContext(ctx)
 	switch {
@@ -179,32 +206,8 @@ func (a *Applier) runStep(ctx context.Context, st Step) error {
 		}
 	case st.Scale != nil:
 		r := st.Scale
-		var err error
-		switch r.Kind {
-		case "Deployment":
-			c := a.Client.AppsV1().Deployments(r.Namespace)
-			scale, gerr := c.GetScale(ctx, r.Name, metav1.GetOptions{})
-			if err = gerr; err == nil {
-				scale.Spec.Replicas = *r.Replicas
-				_, err = c.UpdateScale(ctx, r.Name, scale, metav1.UpdateOptions{})
-			}
-		case "ReplicaSet":
-			c := a.Client.AppsV1().ReplicaSets(r.Namespace)
-			scale, gerr := c.GetScale(ctx, r.Name, metav1.GetOptions{})
-			if err = gerr; err == nil {
-				scale.Spec.Replicas = *r.Replicas
-				_, err = c.UpdateScale(ctx, r.Name, scale, metav1.UpdateOptions{})
-			}
-		case "StatefulSet":
-			c := a.Client.AppsV1().StatefulSets(r.Namespace)
-			scale, gerr := c.GetScale(ctx, r.Name, metav1.GetOptions{})
-			if err = gerr; err == nil {
-				scale.Spec.Replicas = *r.Replicas
-				_, err = c.UpdateScale(ctx, r.Name, scale, metav1.UpdateOptions{})
-			}
-		default:
-			err = fmt.Errorf("%s cannot be scaled", r.Kind)
-		}
+		// The controller updates the object's status meanwhile.
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error { return a.scale(ctx, r) })
 		if err != nil {
 			return fmt.Errorf("scaling %s %s/%s: %w", r.Kind, r.Namespace, r.Name, err)
 		}

@@ -98,7 +98,7 @@ func (a *Applier) wait(ctx context.Context, refs []Ref, progress io.Writer) erro
 		if unschedulable > 0 {
 			line += fmt.Sprintf(", %d unschedulable", unschedulable)
 		}
-		if progress != nil && line != a.lastProgress {
+		if progress != nil && line != a.lastProgress && total > 0 {
 			fmt.Fprintln(progress, line)
 		}
 		a.lastProgress = line
