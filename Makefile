@@ -79,7 +79,7 @@ helm: ## Build bin/helm from hack/tools/helm/go.mod (skipped when up to date).
 	hack/install-helm.sh $(BIN_DIR)
 
 .PHONY: integration-test
-integration-test: envtest helm build ## Tests on a real etcd + kube-apiserver: integration, playground, scheduler_perf smoke.
+integration-test: envtest helm kubectl build ## Tests on the embedded cluster: integration, playground (with the real kubectl), scheduler_perf smoke.
 	PATH=$(BIN_DIR):$$PATH KUBEBUILDER_ASSETS=$(BIN_DIR) SCHEDULER_BINARY=$(BIN_DIR)/kube-scheduler \
 		$(GO) test -count=1 -timeout 30m ./test/integration/... ./cmd/playground/...
 

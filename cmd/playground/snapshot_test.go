@@ -189,6 +189,14 @@ func ptrTo[T any](v T) *T { return &v }
 // the end of the test.
 func keepRun(t *testing.T, args ...string) (string, kubernetes.Interface) {
 	t.Helper()
+	out, client, _ := keepRunKubeconfig(t, args...)
+	return out, client
+}
+
+// keepRunKubeconfig is keepRun that also returns the kubeconfig file --keep
+// prints.
+func keepRunKubeconfig(t *testing.T, args ...string) (string, kubernetes.Interface, string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr syncBuffer
 	done := make(chan int, 1)
@@ -216,7 +224,8 @@ func keepRun(t *testing.T, args ...string) (string, kubernetes.Interface) {
 	}
 	t.Logf("playground %s\nstderr:\n%s", strings.Join(args, " "), stderr.String())
 	hint := stderr.String()[strings.Index(stderr.String(), "kubectl --kubeconfig "):]
-	cfg, err := clientcmd.BuildConfigFromFlags("", strings.Fields(hint)[2])
+	kubeconfig := strings.Fields(hint)[2]
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +233,7 @@ func keepRun(t *testing.T, args ...string) (string, kubernetes.Interface) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return stdout.String(), client
+	return stdout.String(), client, kubeconfig
 }
 
 // checkBoundPodsSurvive: the garbage collector deletes pods whose owner does

@@ -19,63 +19,39 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"sigs.k8s.io/kustomize/api/krusty"
-	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/adminsched/scheduler-plugins/internal/playground"
 )
 
-// TestKeepApply: the cluster --keep leaves up behaves as a real one. On the
-// tutorial's nodes alone, what `kubectl apply -k manifests/examples` sends
-// (kustomize's Go API, then client-go) ends up Running: the Deployment's 5
-// pods, made by its controllers, and the 2 bare pods, on the scenario's
-// nodes.
+// TestKeepApply is the README's flow: the cluster --keep leaves up behaves
+// as a real one. On the tutorial's nodes alone
+// (examples/scenarios/tutorial-nodes.yaml), `kubectl apply -k
+// manifests/examples` with the real kubectl (bin/kubectl, `make kubectl`;
+// or $KUBECTL) ends up Running: the Deployment's 5 pods, made by its
+// controllers, and the 2 bare pods, on the scenario's nodes.
 func TestKeepApply(t *testing.T) {
-	scenario := filepath.Join(t.TempDir(), "nodes.yaml")
-	if err := os.WriteFile(scenario, []byte("nodes: [{name: tutorial, count: 3}]\n"), 0o600); err != nil {
-		t.Fatal(err)
+	kubectl := os.Getenv("KUBECTL")
+	if kubectl == "" {
+		kubectl = filepath.Join(assets, "kubectl")
 	}
-	_, client := keepRun(t, "--config", shippedConfig, "--scenario", scenario)
+	if _, err := os.Stat(kubectl); err != nil {
+		t.Fatalf("this test runs kubectl (%v): build it with `make kubectl`, or set KUBECTL", err)
+	}
+	_, client, kubeconfig := keepRunKubeconfig(t, "--config", shippedConfig, "--scenario", scenarios+"tutorial-nodes.yaml")
 	ctx := context.Background()
-
-	resMap, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), "../../manifests/examples")
+	out, err := exec.CommandContext(ctx, kubectl, "--kubeconfig", kubeconfig, "apply", "-k", "../../manifests/examples").CombinedOutput()
+	t.Logf("kubectl apply -k manifests/examples:\n%s", out)
 	if err != nil {
-		t.Fatal(err)
-	}
-	for _, res := range resMap.Resources() {
-		m, err := res.Map()
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch res.GetKind() {
-		case "Pod":
-			var pod corev1.Pod
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &pod); err != nil {
-				t.Fatal(err)
-			}
-			_, err = client.CoreV1().Pods(pod.Namespace).Create(ctx, &pod, metav1.CreateOptions{})
-		case "Deployment":
-			var d appsv1.Deployment
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &d); err != nil {
-				t.Fatal(err)
-			}
-			_, err = client.AppsV1().Deployments(d.Namespace).Create(ctx, &d, metav1.CreateOptions{})
-		default:
-			t.Fatalf("manifests/examples has a %s: teach this test to create it", res.GetKind())
-		}
-		if err != nil {
-			t.Fatalf("creating %s %s: %v", res.GetKind(), res.GetName(), err)
-		}
+		t.Fatalf("kubectl apply: %v", err)
 	}
 
 	var last []string
@@ -103,6 +79,8 @@ func TestKeepApply(t *testing.T) {
 	if err != nil {
 		t.Errorf("want the 5 replicas and the 2 bare pods Running on tutorial nodes; pods: %v", last)
 	}
+	out, err = exec.CommandContext(ctx, kubectl, "--kubeconfig", kubeconfig, "get", "pods", "-o", "wide").CombinedOutput()
+	t.Logf("kubectl get pods -o wide (%v):\n%s", err, out)
 }
 
 // TestRebalance runs examples/scenarios/rebalance.yaml: after the
