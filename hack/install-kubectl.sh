@@ -29,6 +29,7 @@ rm -f "${stamp}"
 tmp=$(mktemp -d)
 trap 'rm -rf "${tmp}"' EXIT
 cp go.mod go.sum "${tmp}/"
+start=${SECONDS}
 go build -modfile="${tmp}/go.mod" -mod=mod \
   -ldflags "-X k8s.io/client-go/pkg/version.gitVersion=${k8s} -X k8s.io/component-base/version.gitVersion=${k8s}" \
   -o "${BIN}" k8s.io/kubernetes/cmd/kubectl
@@ -38,5 +39,6 @@ if ! cmp -s go.mod "${tmp}/go.mod"; then
   rm -f "${BIN}"
   exit 1
 fi
+echo "built kubectl in $((SECONDS - start)) s"
 "${BIN}" version --client
 echo "${want}" > "${stamp}"
