@@ -122,12 +122,20 @@ func seedCluster(t *testing.T, client kubernetes.Interface) {
 		}
 	}
 	seedDaemonSet(t, client, pod("ops", "agent", ""))
-	// A finished pod, which a snapshot skips. KWOK may start it first:
-	// retry on the conflict.
+	// A finished pod, which a snapshot skips. KWOK starts it (Running):
+	// only then is it marked finished, or KWOK's pending patch to Running
+	// could land after ours.
 	if _, err := client.CoreV1().Pods("shop").Create(ctx, pod("shop", "job-1", "node-c"), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		p, err := client.CoreV1().Pods("shop").Get(ctx, "job-1", metav1.GetOptions{})
+		return err == nil && p.Status.Phase == corev1.PodRunning, nil
+	})
+	if err != nil {
+		t.Fatalf("KWOK did not start job-1: %v", err)
+	}
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		done, err := client.CoreV1().Pods("shop").Get(ctx, "job-1", metav1.GetOptions{})
 		if err != nil {
 			return err
