@@ -92,13 +92,10 @@ func seedCluster(t *testing.T, client kubernetes.Interface) {
 				"example.com/secret-annotation":               "do-not-copy",
 			},
 		}}
-		created, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		created.Status = corev1.NodeStatus{Capacity: res, Allocatable: res,
+		node.Status = corev1.NodeStatus{Capacity: res, Allocatable: res,
 			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady"}}}
-		if _, err := client.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+		// With its status: KWOK takes allocatable from the node it first sees.
+		if _, err := client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}

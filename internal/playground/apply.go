@@ -78,13 +78,11 @@ func (a *Applier) CreateNodes(ctx context.Context, s *Scenario) error {
 	create := func(ctx context.Context, i int) error {
 		node := nodes[i]
 		node.Spec.Unschedulable = cordoned.Has(node.Name)
-		created, err := a.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
-		if err != nil {
+		// Created with its status (nodes may be): a status set by a second
+		// update could come after KWOK's first one, which takes capacity
+		// and allocatable from the node as it sees them.
+		if _, err := a.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("creating node %s: %w", node.Name, err)
-		}
-		created.Status = node.Status
-		if _, err := a.Client.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("setting the status of node %s: %w", node.Name, err)
 		}
 		logger.V(2).Info("Created node", "node", klog.KObj(node))
 		return nil

@@ -36,7 +36,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
@@ -168,29 +167,15 @@ func (tc *testContext) createNodes(specs ...nodeSpec) []string {
 				Conditions:  []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
 			},
 		}
+		// Created with its status (nodes may be): a status set by a second
+		// update could come after KWOK's first one, which takes capacity
+		// and allocatable from the node as it sees them.
 		if _, err := adminClient.CoreV1().Nodes().Create(tc.ctx, node, metav1.CreateOptions{}); err != nil {
 			tc.t.Fatalf("creating node %s: %v", s.name, err)
 		}
 		tc.mu.Lock()
 		tc.nodes = append(tc.nodes, s.name)
 		tc.mu.Unlock()
-		// The API server drops status on create: set it explicitly. KWOK
-		// may have updated the node already; it keeps the capacity we set.
-		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			current, err := adminClient.CoreV1().Nodes().Get(tc.ctx, s.name, metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
-			current.Status.Capacity, current.Status.Allocatable = res, res
-			if len(current.Status.Conditions) == 0 {
-				current.Status.Conditions = node.Status.Conditions
-			}
-			_, err = adminClient.CoreV1().Nodes().UpdateStatus(tc.ctx, current, metav1.UpdateOptions{})
-			return err
-		})
-		if err != nil {
-			tc.t.Fatalf("setting the status of node %s: %v", s.name, err)
-		}
 		names = append(names, s.name)
 	}
 	return names
