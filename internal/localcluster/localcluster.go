@@ -77,15 +77,33 @@ type ControlPlane struct {
 	logs  []*os.File
 }
 
+// Option changes how Start runs the cluster.
+type Option func(*options)
+
+type options struct {
+	apiServerArgs [][2]string
+}
+
+// WithAPIServerArg passes --name=value to kube-apiserver after Start's own
+// flags. List flags given again accumulate (--feature-gates,
+// --runtime-config, --disable-admission-plugins).
+func WithAPIServerArg(name, value string) Option {
+	return func(o *options) { o.apiServerArgs = append(o.apiServerArgs, [2]string{name, value}) }
+}
+
 // Start starts etcd, kube-apiserver, kube-controller-manager and KWOK from
 // assets (the directory hack/install-envtest.sh fills). logDir receives
 // their logs, the admin kubeconfig and KWOK's config. Start returns once
 // the API server serves; the controller-manager and KWOK start in the
 // background (Err reports if one of them exits). The error says which
 // binary failed, where it was looked for, and how to build it.
-func Start(assets, logDir string) (*ControlPlane, error) {
+func Start(assets, logDir string, opts ...Option) (*ControlPlane, error) {
 	if err := CheckAssets(assets); err != nil {
 		return nil, err
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
 	}
 	cp := &ControlPlane{}
 	etcdLog, err := cp.createLog(logDir, "etcd.log")
@@ -112,6 +130,9 @@ func Start(assets, logDir string) (*ControlPlane, error) {
 	// default account, and mount tokens nothing reads. Upstream's
 	// integration tests turn them off too.
 	api.Configure().Set("disable-admission-plugins", "ServiceAccount,TaintNodesByCondition,Priority")
+	for _, arg := range o.apiServerArgs {
+		api.Configure().Append(arg[0], arg[1])
+	}
 
 	cfg, err := cp.env.Start()
 	if err != nil {
