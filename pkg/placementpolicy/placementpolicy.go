@@ -156,17 +156,59 @@ func (pl *PlacementPolicy) rulesWith(pod *v1.Pod, nsLabels labels.Labels) *podRu
 	return s
 }
 
-// signatureKey names the plugin's signature fragment: the sorted names of
-// the rules that apply to the pod.
-const signatureKey = "PlacementPolicy.rulesFor()"
+// signatureKey names the plugin's signature fragment, a podSignature.
+const signatureKey = "PlacementPolicy.podSignature()"
 
-// SignPod signs a pod with the names of the rules that apply to it: pods
-// with the same rules get the same filter and score results, so the profile
-// keeps opportunistic batching.
-func (pl *PlacementPolicy) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
-	s, err := pl.rulesFor(pod)
-	if err != nil {
-		return nil, fwk.AsStatus(err)
+// podSignature is what the rules that apply to a pod are a function of, read
+// from the pod alone.
+//
+// The framework keeps a pod's signature in its QueuedPodInfo and computes it
+// only when the scheduling queue adds or updates the pod (signPod in
+// pkg/scheduler/backend/queue/scheduling_queue.go); the batch then reuses the
+// previous cycle's filtered and ranked nodes for a pod whose signature is
+// byte-equal (framework/runtime/batch.go). So equal signatures must imply
+// equal rules at any later moment, and a signature must not read what can
+// change without an update of the pod: the labels of its namespace, which
+// the queue never sees change. Signing with the names of the rules that
+// applied at signing time let two pods of namespaces labelled alike share a
+// batch, and a Prefer ranking, after one namespace was relabelled.
+//
+// Rules lists, in the order of the args, the rules whose namespaces and
+// podSelector pass the pod; Namespace is the pod's namespace when one of
+// them also has a namespaceSelector. Pods with equal signatures then get the
+// same rules whatever the namespace labels are when they are scheduled:
+// the same namespace has the same labels at any moment. A namespace's name
+// and the pod's labels and owner (which decides the DaemonSet exemption)
+// change only with an update of the pod, which re-signs it. The cost is that
+// pods of different namespaces that a namespaceSelector rule could select
+// never share a batch; batches are runs of like pods in a row, which in
+// practice come from one workload, in one namespace.
+type podSignature struct {
+	Rules     []string `json:"rules,omitempty"`
+	Namespace string   `json:"namespace,omitempty"`
+}
+
+// signature returns pod's podSignature; it reads no lister.
+func (pl *PlacementPolicy) signature(pod *v1.Pod) podSignature {
+	var sig podSignature
+	if len(pl.rules) == 0 || pl.exempt(pod) {
+		return sig
 	}
-	return []fwk.SignFragment{{Key: signatureKey, Value: s.names()}}, nil
+	for _, r := range pl.rules {
+		if !r.selectsByPod(pod) {
+			continue
+		}
+		sig.Rules = append(sig.Rules, r.name)
+		if r.namespaceSelector != nil {
+			sig.Namespace = pod.Namespace
+		}
+	}
+	return sig
+}
+
+// SignPod signs a pod with its podSignature: pods with equal signatures get
+// the same filter and score results, so the profile keeps opportunistic
+// batching.
+func (pl *PlacementPolicy) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
+	return []fwk.SignFragment{{Key: signatureKey, Value: pl.signature(pod)}}, nil
 }

@@ -80,13 +80,17 @@ func compileRule(r *config.PlacementRule) (*rule, error) {
 // selects reports whether the rule applies to pod, whose namespace carries
 // nsLabels (read only when the rule has a namespaceSelector).
 func (r *rule) selects(pod *v1.Pod, nsLabels labels.Labels) bool {
+	return r.selectsByPod(pod) && (r.namespaceSelector == nil || r.namespaceSelector.Matches(nsLabels))
+}
+
+// selectsByPod reports whether the pod's own fields (its namespace's name and
+// its labels) pass the rule's namespaces and podSelector: whether the rule
+// can apply to pod whatever the labels of its namespace.
+func (r *rule) selectsByPod(pod *v1.Pod) bool {
 	if r.namespaces != nil && !r.namespaces.Has(pod.Namespace) {
 		return false
 	}
-	if r.podSelector != nil && !r.podSelector.Matches(labels.Set(pod.Labels)) {
-		return false
-	}
-	return r.namespaceSelector == nil || r.namespaceSelector.Matches(nsLabels)
+	return r.podSelector == nil || r.podSelector.Matches(labels.Set(pod.Labels))
 }
 
 // podRules are the rules that apply to one pod, in the order of the args.
