@@ -57,6 +57,9 @@ func mergeBase(file string, s *Scenario) (*merged, error) {
 	if err != nil {
 		return nil, &ValidationError{File: file, Errs: field.ErrorList{field.Invalid(field.NewPath("base"), s.Base, err.Error())}}
 	}
+	if errs := checkYAML11Booleans(data); len(errs) > 0 {
+		return nil, &ValidationError{File: path, Errs: errs}
+	}
 	var b Scenario
 	if err := unmarshalStrict(data, &b); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

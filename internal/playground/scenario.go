@@ -150,6 +150,9 @@ func Load(path string, schedulerNames []string) (*Scenario, error) {
 // it. file names the source in errors; with a base, each error names the
 // file its field comes from.
 func Decode(file string, data []byte, schedulerNames []string) (*Scenario, error) {
+	if errs := checkYAML11Booleans(data); len(errs) > 0 {
+		return nil, &ValidationError{File: file, Errs: errs}
+	}
 	var s Scenario
 	if err := unmarshalStrict(data, &s); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
