@@ -17,6 +17,7 @@ limitations under the License.
 package playground
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,10 +33,13 @@ import (
 
 // RewriteSchedulerConfig returns a KubeSchedulerConfiguration document with
 // clientConnection.kubeconfig set to kubeconfig and leader election off, the
-// rest unchanged. It edits the decoded document, not the text.
+// rest unchanged. It edits the decoded document, not the text; numbers keep
+// their digits (a float64 round trip would turn 9223372036854775807 into
+// 9223372036854776000, which no int64 field takes).
 func RewriteSchedulerConfig(data []byte, kubeconfig string) ([]byte, error) {
 	var doc map[string]interface{}
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	useNumber := func(d *json.Decoder) *json.Decoder { d.UseNumber(); return d }
+	if err := yaml.Unmarshal(data, &doc, useNumber); err != nil {
 		return nil, err
 	}
 	if doc == nil {
@@ -75,6 +79,12 @@ type schedConfig struct {
 // the way kube-scheduler does (decoding, defaulting, validation), plus our
 // plugins' args, so that a mistake stops the playground before anything
 // starts. Every error names source.
+//
+// The file as given is loaded first, with the function kube-scheduler's
+// --config uses (options.LoadConfigFromFile: the scheme's strict decoder),
+// so the playground accepts and refuses exactly what the binary would, a
+// repeated key included; only then is the copy made, and loaded the same way
+// by the scheduler.
 func prepareConfig(logger klog.Logger, source, dir string) (*schedConfig, error) {
 	data, err := os.ReadFile(source)
 	if err != nil {
@@ -88,6 +98,14 @@ func prepareConfig(logger klog.Logger, source, dir string) (*schedConfig, error)
 		path:       filepath.Join(dir, "scheduler-config.yaml"),
 		kubeconfig: filepath.Join(dir, "kubeconfig"),
 	}
+	// The bytes read, verbatim, so that the loader sees what was checked.
+	given := filepath.Join(dir, "scheduler-config.given.yaml")
+	if err := os.WriteFile(given, data, 0o600); err != nil {
+		return nil, err
+	}
+	if _, err := options.LoadConfigFromFile(logger, given); err != nil {
+		return nil, fmt.Errorf("scheduler config %s: %w", source, err)
+	}
 	out, err := RewriteSchedulerConfig(data, sc.kubeconfig)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler config %s: %w", source, err)
@@ -97,7 +115,7 @@ func prepareConfig(logger klog.Logger, source, dir string) (*schedConfig, error)
 	}
 	cfg, err := options.LoadConfigFromFile(logger, sc.path)
 	if err != nil {
-		return nil, fmt.Errorf("scheduler config %s: %w", source, err)
+		return nil, fmt.Errorf("scheduler config %s (the playground's copy %s): %w", source, sc.path, err)
 	}
 	if err := validation.ValidateKubeSchedulerConfiguration(cfg); err != nil {
 		return nil, fmt.Errorf("scheduler config %s: %w", source, err)

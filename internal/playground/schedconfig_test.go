@@ -1,0 +1,96 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package playground
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/klog/v2/ktesting"
+	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
+)
+
+const configHeader = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+
+// TestPrepareConfigAsKubeScheduler: the playground accepts exactly the
+// configs kube-scheduler's --config loading accepts (LoadConfigFromFile,
+// then validation), checked here against that loader on the same file.
+func TestPrepareConfigAsKubeScheduler(t *testing.T) {
+	tests := []struct {
+		name   string
+		config string
+		// wantErr is a substring of both errors; empty means both load.
+		wantErr string
+		// wantBackoff is the copy's podMaxBackoffSeconds when it loads.
+		wantBackoff int64
+	}{
+		{name: "plain", config: configHeader + "profiles: [{schedulerName: custom-scheduler}]\n", wantBackoff: 10},
+		{name: "repeated profiles key", config: configHeader + "profiles: [{schedulerName: a}]\nprofiles: [{schedulerName: b}]\n",
+			wantErr: `key "profiles" already set in map`},
+		{name: "largest int64", config: configHeader + "podMaxBackoffSeconds: 9223372036854775807\n", wantBackoff: math.MaxInt64},
+		{name: "beyond int64", config: configHeader + "podMaxBackoffSeconds: 9223372036854775808\n", wantErr: "podMaxBackoffSeconds"},
+		{name: "unknown field", config: configHeader + "profile: []\n", wantErr: `unknown field "profile"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			logger, _ := ktesting.NewTestContext(t)
+			dir := t.TempDir()
+			source := filepath.Join(dir, "config.yaml")
+			if err := os.WriteFile(source, []byte(tt.config), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			// What kube-scheduler --config does with the file.
+			realErr := func() error {
+				cfg, err := options.LoadConfigFromFile(logger, source)
+				if err != nil {
+					return err
+				}
+				return validation.ValidateKubeSchedulerConfiguration(cfg)
+			}()
+			sc, err := prepareConfig(logger, source, filepath.Join(dir, "run"))
+			for what, err := range map[string]error{"kube-scheduler": realErr, "playground": err} {
+				if tt.wantErr == "" && err != nil {
+					t.Fatalf("%s: unexpected error: %v", what, err)
+				}
+				if tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+					t.Fatalf("%s: error %v, want one containing %q", what, err, tt.wantErr)
+				}
+			}
+			if tt.wantErr != "" {
+				return
+			}
+			cfg, err := options.LoadConfigFromFile(logger, sc.path)
+			if err != nil {
+				t.Fatalf("the copy the scheduler reads: %v", err)
+			}
+			if diff := cmp.Diff(tt.wantBackoff, cfg.PodMaxBackoffSeconds); diff != "" {
+				t.Errorf("podMaxBackoffSeconds of the copy (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(sc.kubeconfig, cfg.ClientConnection.Kubeconfig); diff != "" {
+				t.Errorf("kubeconfig of the copy (-want +got):\n%s", diff)
+			}
+			if cfg.LeaderElection.LeaderElect {
+				t.Error("the copy elects a leader")
+			}
+		})
+	}
+}
