@@ -61,7 +61,7 @@ func runTests(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 
-	cp, err := localcluster.Start(assets, dir)
+	cp, err := localcluster.Start(assets, dir, podGroupAPI...)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "integration tests: %v\n", err)
 		return 1

@@ -1,0 +1,298 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+// The plugin scenarios again, with pod groups: the scheduler runs with the
+// GenericWorkload gate (enablePodGroupScheduling), so the pods of a PodGroup
+// with a gang policy are scheduled together in one pod-group cycle: each
+// member is assumed into the cycle's snapshot (AssumePod, which keeps the
+// NodeInfo's generation) and reserved in turn, and if the gang cannot reach
+// its minCount every member is unreserved and forgotten again. None of these
+// tests may be parallel: the gate is process-wide.
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// existingPods returns the bound pods that put n pods on each node.
+func existingPods(perNode map[string]int) []boundPod {
+	var pods []boundPod
+	for _, node := range slices.Sorted(maps.Keys(perNode)) {
+		for range perNode[node] {
+			pods = append(pods, boundPod{node: node})
+		}
+	}
+	return pods
+}
+
+// sortedCounts returns the values of counts, sorted.
+func sortedCounts(counts map[string]int) []int {
+	return slices.Sorted(maps.Values(counts))
+}
+
+// TestPodGroupNodeLessPods schedules a gang of 3 and one of 5 with each mode.
+// A gang's members are counted as they are assumed, one after the other,
+// so LeastPods spreads them as it spreads single pods and MostPods packs
+// them. Nodes and the pods they already hold:
+//
+//	LeastPods  a 3, b 3, c 3, d 0: d fills up to 3 first, then the rest spread
+//	MostPods   a 10, b 9, c 8, d 0 (consolidation-config.yaml): all on a
+func TestPodGroupNodeLessPods(t *testing.T) {
+	tests := []struct {
+		name          string
+		size          int
+		mostPods      bool
+		existing      map[string]int // by node suffix
+		wantGang      map[string]int // by node suffix; nil: see wantTotals
+		wantTotals    []int          // every node's pods, sorted
+		schedulerName string
+	}{
+		{name: "LeastPods gang of 3", size: 3, existing: map[string]int{"a": 3, "b": 3, "c": 3},
+			wantGang: map[string]int{"a": 0, "b": 0, "c": 0, "d": 3}},
+		// d gets 3, then every node holds 3: the last two go to two
+		// different nodes, as two single pods would.
+		{name: "LeastPods gang of 5", size: 5, existing: map[string]int{"a": 3, "b": 3, "c": 3},
+			wantTotals: []int{3, 3, 4, 4}},
+		{name: "MostPods gang of 3", size: 3, mostPods: true, existing: map[string]int{"a": 10, "b": 9, "c": 8},
+			wantGang: map[string]int{"a": 3, "b": 0, "c": 0, "d": 0}},
+		{name: "MostPods gang of 5", size: 5, mostPods: true, existing: map[string]int{"a": 10, "b": 9, "c": 8},
+			wantGang: map[string]int{"a": 5, "b": 0, "c": 0, "d": 0}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			enablePodGroupScheduling(t)
+			tc := newTestContext(t)
+			p := fmt.Sprintf("pgn%d", i)
+			node := func(suffix string) string { return p + "-" + suffix }
+			nodes := tc.createNodes(hostnameNode(node("a"), 0), hostnameNode(node("b"), 0),
+				hostnameNode(node("c"), 0), hostnameNode(node("d"), 0))
+			existing := map[string]int{}
+			for s, n := range tt.existing {
+				existing[node(s)] = n
+			}
+			tc.createBoundPods(existingPods(existing)...)
+
+			config, name := schedulerConfig(adminKubeconfig, 3, "mode: LeastPods"), schedulerName
+			if tt.mostPods {
+				config, name = consolidationConfig(t), consolidatingScheduler
+			}
+			requireGangScheduling(t, tc.startScheduler(config))
+			pods := tc.createGang(gang{name: "gang", size: tt.size, mutate: func(p *v1.Pod) { p.Spec.SchedulerName = name }})
+			tc.waitScheduled(pods...)
+
+			gotGang := map[string]int{}
+			for n, c := range tc.gangPerNode(nodes, "gang") {
+				gotGang[strings.TrimPrefix(n, p+"-")] = c
+			}
+			totals := tc.podsPerNode(nodes, nil)
+			t.Logf("gang per node %v; all pods per node %v", gotGang, totals)
+			if tt.wantGang != nil {
+				if diff := cmp.Diff(tt.wantGang, gotGang); diff != "" {
+					t.Errorf("gang members per node (-want +got):\n%s", diff)
+				}
+			}
+			if tt.wantTotals != nil {
+				if diff := cmp.Diff(tt.wantTotals, sortedCounts(totals)); diff != "" {
+					t.Errorf("pods per node, sorted (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
+
+// TestPodGroupPlacementPolicy checks that a Require rule holds for every
+// member of a gang: the EU nodes are the busier ones, so the resource
+// scores alone would send pods to the US nodes.
+func TestPodGroupPlacementPolicy(t *testing.T) {
+	enablePodGroupScheduling(t)
+	tc := newTestContext(t)
+	eu := []string{"pgp-eu-1", "pgp-eu-2"}
+	nodes := tc.createNodes(
+		nodeSpec{name: eu[0], labels: map[string]string{regionLabel: "eu-west-1"}},
+		nodeSpec{name: eu[1], labels: map[string]string{regionLabel: "eu-central-1"}},
+		nodeSpec{name: "pgp-us-1", labels: map[string]string{regionLabel: "us-east-1"}},
+		nodeSpec{name: "pgp-us-2", labels: map[string]string{regionLabel: "us-east-1"}},
+	)
+	tc.createBoundPods(existingPods(map[string]int{eu[0]: 2, eu[1]: 2})...)
+	requireGangScheduling(t, tc.startScheduler(placementConfig(1, tc.euResidency())))
+	for _, size := range []int{3, 5} {
+		name := fmt.Sprintf("gang-%d", size)
+		pods := tc.createGang(gang{name: name, size: size})
+		for pod, node := range tc.waitScheduled(pods...) {
+			if !slices.Contains(eu, node) {
+				t.Errorf("gang %s: pod %s landed on %s, outside the EU nodes %v", name, pod, node, eu)
+			}
+		}
+		t.Logf("gang %s per node: %v", name, tc.gangPerNode(nodes, name))
+	}
+}
+
+// TestPodGroupMaintenanceWindow checks that no member of a gang lands on a
+// node in an open window, though it is the emptiest node.
+func TestPodGroupMaintenanceWindow(t *testing.T) {
+	enablePodGroupScheduling(t)
+	tc := newTestContext(t)
+	nodes := tc.createNodes(nodeSpec{name: "pgm-open"}, nodeSpec{name: "pgm-a"}, nodeSpec{name: "pgm-b"})
+	tc.annotateNode("pgm-open", windowFrom(-time.Hour, time.Hour))
+	tc.createBoundPods(existingPods(map[string]int{"pgm-a": 2, "pgm-b": 2})...)
+	requireGangScheduling(t, tc.startScheduler(maintenanceConfig(1, "")))
+	for _, size := range []int{3, 5} {
+		name := fmt.Sprintf("gang-%d", size)
+		pods := tc.createGang(gang{name: name, size: size})
+		for pod, node := range tc.waitScheduled(pods...) {
+			if node == "pgm-open" {
+				t.Errorf("gang %s: pod %s landed on pgm-open, which is in a maintenance window", name, pod)
+			}
+		}
+		t.Logf("gang %s per node: %v", name, tc.gangPerNode(nodes, name))
+	}
+}
+
+// bigCPU makes a pod request 3 of a node's 8 CPUs and run only on nodes
+// labelled pool=big.
+func bigCPU(p *v1.Pod) {
+	p.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("3")
+	p.Spec.NodeSelector = map[string]string{"pool": "big"}
+}
+
+// TestPodGroupRevertedGangLeavesCountsAlone runs a gang that cannot reach
+// its minCount: 4 pods of 3 CPUs that may only run on <p>-c (8 CPUs, 2 of
+// them fit). Its first two members are assumed and reserved on <p>-c, the
+// third fits nowhere, and both are unreserved and forgotten again, cycle
+// after cycle while the gang waits. NodeLessPods (LeastPods) must then count
+// <p>-c as it is, empty: with <p>-a and <p>-b holding one pod each, the next
+// pod goes to <p>-c, and a gang of 3 after it puts one member on each node.
+// Had the reverted members stayed counted, <p>-c would hold the most pods.
+func TestPodGroupRevertedGangLeavesCountsAlone(t *testing.T) {
+	enablePodGroupScheduling(t)
+	tc := newTestContext(t)
+	const p = "pgr"
+	nodes := tc.createNodes(nodeSpec{name: p + "-a"}, nodeSpec{name: p + "-b"},
+		nodeSpec{name: p + "-c", labels: map[string]string{"pool": "big"}})
+	tc.createBoundPods(existingPods(map[string]int{p + "-a": 1, p + "-b": 1})...)
+	requireGangScheduling(t, tc.startScheduler(schedulerConfig(adminKubeconfig, 3, "mode: LeastPods")))
+
+	tooBig := tc.createGang(gang{name: "too-big", size: 4, mutate: bigCPU})
+	msg := tc.waitGangUnschedulable("too-big", tooBig)
+	t.Logf("gang too-big: %s", msg)
+
+	next := tc.createPod(tc.makePod("next")).Name
+	if got := tc.waitScheduled(next)[next]; got != p+"-c" {
+		t.Errorf("pod %s landed on %s, want %s-c, the node with the fewest pods once the gang's members are forgotten (pods per node %v)",
+			next, got, p, tc.podsPerNode(nodes, nil))
+	}
+	after := tc.createGang(gang{name: "after", size: 3})
+	tc.waitScheduled(after...)
+	want := map[string]int{p + "-a": 1, p + "-b": 1, p + "-c": 1}
+	if diff := cmp.Diff(want, tc.gangPerNode(nodes, "after")); diff != "" {
+		t.Errorf("gang after: members per node (-want +got):\n%s\nall pods per node: %v", diff, tc.podsPerNode(nodes, nil))
+	}
+	// The failed gang is still all or nothing.
+	tc.waitGangUnschedulable("too-big", tooBig)
+}
+
+// TestPodGroupPreemption runs a high-priority gang that fits only once
+// lower-priority pods are preempted: DefaultPreemption's PodGroupPostFilter
+// runs the gang's cycle again as a dry run on clones of the snapshot's
+// NodeInfos (StartMutations, EndMutations), then evicts the victims, and the
+// gang binds once they are gone. Each node holds a 6-CPU low-priority pod;
+// each member needs 5 of the 8 CPUs, so every victim goes and each node
+// takes one member. <p>-a and <p>-b also hold small pods
+// (2 and 1). After the gang, NodeLessPods (LeastPods) must count from what
+// the nodes hold, not from the dry run: the next pod goes to <p>-c.
+func TestPodGroupPreemption(t *testing.T) {
+	enablePodGroupScheduling(t)
+	tc := newTestContext(t)
+	const p = "pgx"
+	nodes := tc.createNodes(nodeSpec{name: p + "-a"}, nodeSpec{name: p + "-b"}, nodeSpec{name: p + "-c"})
+	for _, n := range nodes {
+		victim := tc.makePod("victim-" + strings.TrimPrefix(n, p+"-"))
+		victim.Spec.NodeName = n
+		victim.Spec.SchedulerName = "default-scheduler"
+		victim.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("6")
+		tc.createPod(victim)
+	}
+	tc.createBoundPods(existingPods(map[string]int{p + "-a": 2, p + "-b": 1})...)
+	requireGangScheduling(t, tc.startScheduler(schedulerConfig(adminKubeconfig, 3, "mode: LeastPods")))
+
+	pods := tc.createGang(gang{name: "urgent", size: 3, priority: 1000, mutate: func(p *v1.Pod) {
+		p.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("5")
+	}})
+	placed := tc.waitScheduled(pods...)
+	want := map[string]int{p + "-a": 1, p + "-b": 1, p + "-c": 1}
+	if diff := cmp.Diff(want, tc.gangPerNode(nodes, "urgent")); diff != "" {
+		t.Errorf("gang urgent: members per node (-want +got):\n%s", diff)
+	}
+	for _, n := range nodes {
+		name := "victim-" + strings.TrimPrefix(n, p+"-")
+		if pod, err := adminClient.CoreV1().Pods(tc.ns).Get(tc.ctx, name, metav1.GetOptions{}); err == nil && pod.DeletionTimestamp == nil {
+			t.Errorf("victim %s on %s was not preempted, yet the gang is bound: %v", name, n, placed)
+		}
+	}
+
+	next := tc.createPod(tc.makePod("next")).Name
+	if got := tc.waitScheduled(next)[next]; got != p+"-c" {
+		t.Errorf("pod %s landed on %s, want %s-c, the node with the fewest pods (pods per node %v)",
+			next, got, p, tc.podsPerNode(nodes, nil))
+	}
+}
+
+// TestPodGroupMaintenanceWindowEndRetriesGang checks that a gang rejected
+// because its nodes are in a maintenance window is scheduled once the
+// window ends, far sooner than the scheduler's unschedulable flush (5
+// minutes). No cluster event marks the end. In v1.37.2 a rejected pod group
+// does not wait among the unschedulable pods: the queue puts it back in the
+// backoff queue (AddAttemptedPodGroupIfNeeded), so with the default backoff
+// (1 s doubling to 10 s) it is retried within about 10 s of the end even
+// without the plugin's retry; TestPodGroupMaintenanceWindowEndBeatsBackoff
+// checks the retry itself.
+func TestPodGroupMaintenanceWindowEndRetriesGang(t *testing.T) {
+	runWindowEndGang(t, "pgw", maintenanceConfig(1, ""), 60*time.Second)
+}
+
+// runWindowEndGang puts two nodes, <p>-1 and <p>-2, in a window that ends a
+// few seconds from now, starts a scheduler from config, creates a gang of 3,
+// checks that the window rejects it, and that it is bound at most allowed
+// after the window's end.
+func runWindowEndGang(t *testing.T, p, config string, allowed time.Duration) {
+	enablePodGroupScheduling(t)
+	tc := newTestContext(t)
+	nodes := tc.createNodes(nodeSpec{name: p + "-1"}, nodeSpec{name: p + "-2"})
+	// RFC 3339 has whole seconds: the window ends 5 to 6 s from now.
+	end := time.Now().UTC().Add(6 * time.Second).Truncate(time.Second)
+	for _, n := range nodes {
+		tc.annotateNode(n, time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)+"/"+end.Format(time.RFC3339))
+	}
+	requireGangScheduling(t, tc.startScheduler(config))
+	pods := tc.createGang(gang{name: "gang", size: 3})
+	tc.waitFailedSchedulingContaining("maintenance window until " + end.Format(time.RFC3339))
+	if time.Now().After(end) {
+		t.Fatalf("the gang was rejected only after its window ended at %s: the test cannot tell a retry from a first attempt", end.Format(time.RFC3339))
+	}
+	_, bound := tc.waitScheduledBy(end.Add(allowed), pods...)
+	t.Logf("gang bound %v after its window ended", bound.Sub(end).Round(100*time.Millisecond))
+}
