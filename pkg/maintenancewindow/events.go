@@ -27,7 +27,7 @@ import (
 
 // EventsToRegister returns the node events that can end a rejection: a node
 // added, or a node's annotations changed (a window removed or moved). The
-// end of a window is no event: PostFilter plans that retry.
+// end of a window is no event: Filter plans that retry (see retry.go).
 func (pl *MaintenanceWindow) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return []fwk.ClusterEventWithHint{
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAnnotation}, QueueingHintFn: pl.isSchedulableAfterNodeChange},

@@ -19,6 +19,7 @@ package maintenancewindow
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -30,10 +31,42 @@ import (
 // reads a Skip status.
 var skip = fwk.NewStatus(fwk.Skip)
 
-// PreFilter returns Skip for exempt pods, so that Filter is not called.
-func (pl *MaintenanceWindow) PreFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+// stateKey names the cycle's earliest rejection in the CycleState.
+const stateKey fwk.StateKey = Name + "/earliestEnd"
+
+// earliestEnd is the earliest end, in Unix microseconds (RFC 3339 years
+// reach 9999, past what nanoseconds hold), of the windows that rejected the
+// pod in this cycle; 0 until one did. Filter runs on parallel goroutines:
+// they lower it with compare-and-swap, and only the one that lowers it takes
+// the retry queue's lock.
+type earliestEnd struct{ micros atomic.Int64 }
+
+// Clone returns the same value: it only ever goes down, safely from any
+// goroutine, so a clone taken for a preemption dry run may share it.
+func (e *earliestEnd) Clone() fwk.StateData { return e }
+
+// lower records t and reports whether it is earlier than any seen so far.
+func (e *earliestEnd) lower(t time.Time) bool {
+	m := t.UnixMicro()
+	for {
+		cur := e.micros.Load()
+		if cur != 0 && cur <= m {
+			return false
+		}
+		if e.micros.CompareAndSwap(cur, m) {
+			return true
+		}
+	}
+}
+
+// PreFilter returns Skip for exempt pods, so that Filter is not called, and
+// gives the cycle its earliestEnd.
+func (pl *MaintenanceWindow) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	if pl.isExempt(pod) {
 		return nil, skip
+	}
+	if state != nil && pl.retries != nil {
+		state.Write(stateKey, &earliestEnd{})
 	}
 	return nil, nil
 }
@@ -44,7 +77,12 @@ func (pl *MaintenanceWindow) PreFilterExtensions() fwk.PreFilterExtensions { ret
 // Filter rejects a node whose maintenance window is open, or opens within
 // avoidWithin, and says until when. Preemption cannot end a window, so the
 // rejection is unresolvable.
-func (pl *MaintenanceWindow) Filter(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) *fwk.Status {
+//
+// No cluster event marks the end of a window, so Filter also plans the
+// pod's retry at that end. It does so here, with the time it judged by,
+// because nothing later runs for every rejection: PostFilter does not run
+// in pod-group cycles, and a window may close before it runs.
+func (pl *MaintenanceWindow) Filter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) *fwk.Status {
 	node := nodeInfo.Node()
 	if node == nil {
 		return fwk.NewStatus(fwk.Error, "node not found")
@@ -61,7 +99,26 @@ func (pl *MaintenanceWindow) Filter(ctx context.Context, _ fwk.CycleState, pod *
 	if !blocked {
 		return nil
 	}
+	pl.retryAt(ctx, state, pod, until)
 	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, reason(now, start, until))
+}
+
+// retryAt plans pod's retry at until unless the cycle already planned one
+// as early.
+func (pl *MaintenanceWindow) retryAt(ctx context.Context, state fwk.CycleState, pod *v1.Pod, until time.Time) {
+	if pl.retries == nil {
+		return
+	}
+	if state != nil {
+		if data, err := state.Read(stateKey); err == nil {
+			if e, ok := data.(*earliestEnd); ok && !e.lower(until) {
+				return
+			}
+		}
+	}
+	// No earliestEnd when PreFilter did not run (a profile that enables the
+	// plugin at filter only): plan on every rejection.
+	pl.retries.plan(klog.FromContext(ctx), pod, until)
 }
 
 // reason is the rejection of a node blocked by a window from start to until.

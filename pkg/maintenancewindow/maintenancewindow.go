@@ -25,14 +25,12 @@ package maintenancewindow
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/utils/clock"
@@ -57,18 +55,11 @@ type MaintenanceWindow struct {
 	exempt labels.Selector
 
 	clock   clock.WithDelayedExecution
-	handle  fwk.Handle
 	windows *windowCache
 
-	// retries holds, per pod rejected because of windows, the timer that
-	// activates it when the earliest of those windows ends.
-	mu      sync.Mutex
-	retries map[types.UID]retry
-}
-
-type retry struct {
-	at    time.Time
-	timer clock.Timer
+	// retries activates pods rejected by windows when the windows end; nil
+	// when the handle offers no pod informer.
+	retries *retryQueue
 }
 
 var (
@@ -100,15 +91,14 @@ func newWithClock(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock
 		horizon:         args.Horizon.Duration,
 		ignoreDaemonSet: args.IgnoreDaemonSetPods,
 		clock:           c,
-		handle:          h,
 		windows:         newWindowCache(),
-		retries:         map[types.UID]retry{},
 	}
 	if args.ExemptPodSelector != nil {
 		if pl.exempt, err = metav1.LabelSelectorAsSelector(args.ExemptPodSelector); err != nil {
 			return nil, fmt.Errorf("invalid %s args: exemptPodSelector: %w", Name, err)
 		}
 	}
+	pl.retries = newRetryQueue(ctx, h, c)
 	klog.FromContext(ctx).V(2).Info("Plugin initialized", "plugin", Name, "annotationKey", pl.key,
 		"avoidWithin", pl.avoidWithin, "horizon", pl.horizon, "ignoreDaemonSetPods", pl.ignoreDaemonSet,
 		"exemptPodSelector", args.ExemptPodSelector)

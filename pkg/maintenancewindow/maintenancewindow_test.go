@@ -18,6 +18,7 @@ package maintenancewindow
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -27,6 +28,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -79,11 +82,14 @@ func defaultArgs(mutate func(*config.MaintenanceWindowArgs)) *config.Maintenance
 	return args
 }
 
-// fakeHandle is the part of the framework handle PostFilter uses: the
-// snapshot and Activate, which it records.
+// fakeHandle is the part of the framework handle the plugin uses: the
+// snapshot, the pod informer (on a fake clientset), and Activate, which it
+// records.
 type fakeHandle struct {
 	fwk.Handle
-	snapshot *cache.Snapshot
+	snapshot  *cache.Snapshot
+	client    *fake.Clientset
+	informers informers.SharedInformerFactory
 
 	mu        sync.Mutex
 	activated []string
@@ -91,12 +97,15 @@ type fakeHandle struct {
 
 func (h *fakeHandle) SnapshotSharedLister() fwk.SharedLister { return h.snapshot }
 
+func (h *fakeHandle) SharedInformerFactory() informers.SharedInformerFactory { return h.informers }
+
 func (h *fakeHandle) Activate(_ klog.Logger, pods map[string]*v1.Pod) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for k := range pods {
 		h.activated = append(h.activated, k)
 	}
+	slices.Sort(h.activated)
 }
 
 func (h *fakeHandle) activations() []string {
@@ -105,15 +114,54 @@ func (h *fakeHandle) activations() []string {
 	return append([]string(nil), h.activated...)
 }
 
+// addPod creates pod, pending, and waits until the pod informer holds it,
+// as the scheduler's does before it schedules the pod.
+func (h *fakeHandle) addPod(t testing.TB, pod *v1.Pod) {
+	t.Helper()
+	if _, err := h.client.CoreV1().Pods(pod.Namespace).Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	indexer := h.informers.Core().V1().Pods().Informer().GetIndexer()
+	if err := waitFor(func() bool {
+		_, ok, _ := indexer.GetByKey(pod.Namespace + "/" + pod.Name)
+		return ok
+	}); err != nil {
+		t.Fatalf("the informer never saw pod %s", pod.Name)
+	}
+}
+
 func newPlugin(t testing.TB, args *config.MaintenanceWindowArgs, nodes ...*v1.Node) (*MaintenanceWindow, *testingclock.FakeClock, *fakeHandle) {
 	t.Helper()
 	_, ctx := ktesting.NewTestContext(t)
+	ctx, cancel := context.WithCancel(ctx)
+	pl, clk, h := newPluginCtx(t, ctx, args, nodes...)
+	t.Cleanup(func() {
+		cancel()
+		<-retriesDone(pl)
+	})
+	return pl, clk, h
+}
+
+// newPluginCtx is newPlugin with the scheduler's context given: cancelling
+// it stops the plugin's retries.
+func newPluginCtx(t testing.TB, ctx context.Context, args *config.MaintenanceWindowArgs, nodes ...*v1.Node) (*MaintenanceWindow, *testingclock.FakeClock, *fakeHandle) {
+	t.Helper()
 	clk := testingclock.NewFakeClock(now)
-	h := &fakeHandle{snapshot: cache.NewSnapshot(nil, nodes)}
+	client := fake.NewClientset()
+	h := &fakeHandle{snapshot: cache.NewSnapshot(nil, nodes), client: client, informers: informers.NewSharedInformerFactory(client, 0)}
+	// The scheduler runs this informer whatever its plugins do.
+	h.informers.Core().V1().Pods().Informer()
 	pl, err := newWithClock(ctx, args, h, clk)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
+	stop := make(chan struct{})
+	h.informers.Start(stop)
+	h.informers.WaitForCacheSync(stop)
+	t.Cleanup(func() {
+		close(stop)
+		h.informers.Shutdown()
+	})
 	return pl, clk, h
 }
 
@@ -364,54 +412,10 @@ func TestQueueingHint(t *testing.T) {
 	}
 }
 
-// TestPostFilterRetriesWhenTheWindowEnds checks that a pod rejected by
-// windows is activated when the earliest of them ends, once.
-func TestPostFilterRetriesWhenTheWindowEnds(t *testing.T) {
-	_, ctx := ktesting.NewTestContext(t)
-	nodes := []*v1.Node{node("a", interval(-1, 2)), node("b", interval(-1, 1)), node("c", interval(-1, 0.5))}
-	pl, clk, h := newPlugin(t, defaultArgs(nil), nodes...)
-	pod := st.MakePod().Name("p").Namespace("default").UID("p-uid").Obj()
-
-	statuses := framework.NewDefaultNodeToStatus()
-	for _, n := range nodes[:2] {
-		s := pl.Filter(ctx, nil, pod, nodeInfo(n))
-		s.SetPlugin(Name)
-		statuses.Set(n.Name, s)
-	}
-	// Node c is rejected by another plugin first: its window, which ends
-	// earliest, is not what keeps the pod off it.
-	other := fwk.NewStatus(fwk.UnschedulableAndUnresolvable, "other")
-	other.SetPlugin("NodeAffinity")
-	statuses.Set("c", other)
-
-	if _, status := pl.PostFilter(ctx, nil, pod, statuses); status.Code() != fwk.Unschedulable {
-		t.Fatalf("PostFilter: got %v, want Unschedulable", status)
-	}
-	// A second rejection in the same window plans no second retry.
-	pl.PostFilter(ctx, nil, pod, statuses)
-	if n := pl.pendingRetries(); n != 1 {
-		t.Fatalf("%d retries planned, want 1", n)
-	}
-	clk.Step(59 * time.Minute)
-	if got := h.activations(); len(got) != 0 {
-		t.Fatalf("activated before the window ended: %v", got)
-	}
-	clk.Step(time.Minute)
-	if err := waitFor(func() bool { return len(h.activations()) == 1 }); err != nil {
-		t.Fatalf("the pod was not activated when node b's window ended: %v", h.activations())
-	}
-	if diff := cmp.Diff([]string{"default/p"}, h.activations()); diff != "" {
-		t.Errorf("activated (-want +got):\n%s", diff)
-	}
-	if n := pl.pendingRetries(); n != 0 {
-		t.Errorf("%d retries still planned after the activation", n)
-	}
-}
-
-// waitFor polls cond for a second: fake-clock timers run their function in
-// a goroutine of their own.
+// waitFor polls cond for up to 10 seconds: the retries and the informer run
+// on goroutines of their own.
 func waitFor(cond func() bool) error {
-	for range 100 {
+	for range 1000 {
 		if cond() {
 			return nil
 		}

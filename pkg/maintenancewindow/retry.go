@@ -17,79 +17,270 @@ limitations under the License.
 package maintenancewindow
 
 import (
+	"container/heap"
 	"context"
+	"sync"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/utils/clock"
 )
 
-// PostFilter runs when no node fits the pod. No cluster event marks the end
-// of a window, so without help a pod rejected during one would wait for the
-// scheduler's unschedulable timeout (5 minutes). PostFilter finds the
-// earliest end among the windows that rejected the pod and, at that time,
-// activates the pod (moves it back to the active queue). It never makes the
-// pod schedulable itself: it returns Unschedulable, as informational
-// PostFilter plugins do.
-func (pl *MaintenanceWindow) PostFilter(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, statuses fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
-	logger := klog.FromContext(ctx)
-	if pl.handle == nil || pl.isExempt(pod) {
-		return nil, fwk.NewStatus(fwk.Unschedulable)
-	}
-	nodes, err := statuses.NodesForStatusCode(pl.handle.SnapshotSharedLister().NodeInfos(), fwk.UnschedulableAndUnresolvable)
-	if err != nil {
-		return nil, fwk.AsStatus(err)
-	}
-	now := pl.clock.Now()
-	var earliest time.Time
-	for _, ni := range nodes {
-		node := ni.Node()
-		if node == nil || statuses.Get(node.Name).Plugin() != Name {
-			continue
-		}
-		if _, until, blocked := blockedUntil(pl.nodeWindows(logger, node), now, pl.avoidWithin); blocked &&
-			(earliest.IsZero() || until.Before(earliest)) {
-			earliest = until
-		}
-	}
-	if !earliest.IsZero() {
-		pl.retryAt(logger, pod, earliest)
-	}
-	return nil, fwk.NewStatus(fwk.Unschedulable)
+// No cluster event marks the end of a window, so without help a pod
+// rejected during one would wait for the scheduler's unschedulable timeout
+// (5 minutes). retryQueue activates (moves back to the active queue) each
+// pod a window rejected, when the earliest window that rejected it ends.
+//
+// Invariants, all under mu:
+//   - byUID and h hold the same entries, one per pod, h a min-heap on at;
+//   - an entry exists only for a pod that the scheduler's pod informer held,
+//     unbound, when the entry was made: its handler drops the entry when the
+//     pod is bound, ends, or is deleted, so entries never outnumber the
+//     pending pods;
+//   - one goroutine and at most one timer, armed for h[0], serve all pods;
+//   - once the scheduler's context is done, nothing is kept or activated.
+type retryQueue struct {
+	clock    clock.WithDelayedExecution
+	activate func(klog.Logger, map[string]*v1.Pod)
+	// pods is the scheduler's pod informer's store, checked before an entry
+	// is made (see plan).
+	pods cache.Indexer
+
+	mu      sync.Mutex
+	h       retryHeap
+	byUID   map[types.UID]*retryEntry
+	stopped bool
+
+	// wake tells run that h[0] changed; one pending signal is enough.
+	wake chan struct{}
+	// done is closed when run has returned.
+	done chan struct{}
 }
 
-// retryAt activates pod at the time at, or keeps an earlier retry already
-// planned for it.
-func (pl *MaintenanceWindow) retryAt(logger klog.Logger, pod *v1.Pod, at time.Time) {
-	pl.mu.Lock()
-	defer pl.mu.Unlock()
-	if r, ok := pl.retries[pod.UID]; ok {
-		if !r.at.After(at) {
+type retryEntry struct {
+	pod   *v1.Pod
+	at    time.Time
+	index int // in h
+}
+
+// retryHeap is a min-heap of entries on at, for container/heap.
+type retryHeap []*retryEntry
+
+func (h retryHeap) Len() int           { return len(h) }
+func (h retryHeap) Less(i, j int) bool { return h[i].at.Before(h[j].at) }
+func (h retryHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index, h[j].index = i, j
+}
+func (h *retryHeap) Push(x any) {
+	e := x.(*retryEntry)
+	e.index = len(*h)
+	*h = append(*h, e)
+}
+func (h *retryHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return e
+}
+
+// newRetryQueue starts the retries of one plugin instance, stopped when ctx
+// (the scheduler's) is done. It returns nil, and the pods wait for the
+// scheduler's unschedulable timeout, when h offers no pod informer: without
+// one, nothing would drop the entries of deleted pods.
+func newRetryQueue(ctx context.Context, h fwk.Handle, c clock.WithDelayedExecution) *retryQueue {
+	logger := klog.FromContext(ctx)
+	if h == nil || h.SharedInformerFactory() == nil {
+		logger.V(2).Info("No pod informer: pods rejected by a maintenance window are retried on the scheduler's unschedulable timeout only", "plugin", Name)
+		return nil
+	}
+	informer := h.SharedInformerFactory().Core().V1().Pods().Informer()
+	q := &retryQueue{
+		clock:    c,
+		activate: h.Activate,
+		pods:     informer.GetIndexer(),
+		byUID:    map[types.UID]*retryEntry{},
+		wake:     make(chan struct{}, 1),
+		done:     make(chan struct{}),
+	}
+	reg, err := informer.AddEventHandlerWithOptions(cache.ResourceEventHandlerFuncs{
+		UpdateFunc: q.onUpdate,
+		DeleteFunc: q.onDelete,
+	}, cache.HandlerOptions{Logger: &logger})
+	if err != nil {
+		logger.Error(err, "Cannot watch pods: pods rejected by a maintenance window are retried on the scheduler's unschedulable timeout only", "plugin", Name)
+		return nil
+	}
+	go func() {
+		defer close(q.done)
+		q.run(ctx)
+		if err := informer.RemoveEventHandler(reg); err != nil {
+			logger.V(4).Info("Removing the pod event handler", "plugin", Name, "err", err)
+		}
+	}()
+	return q
+}
+
+// plan activates pod at the time at, or keeps an earlier retry planned for it.
+func (q *retryQueue) plan(logger klog.Logger, pod *v1.Pod, at time.Time) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.stopped {
+		return
+	}
+	e, ok := q.byUID[pod.UID]
+	switch {
+	case ok && !e.at.After(at):
+		return
+	case ok:
+		e.at = at
+		heap.Fix(&q.h, e.index)
+	default:
+		// Checked under mu: the informer updates its store before it calls
+		// the handler, so a pod deleted or bound before this check is seen
+		// here, and one deleted or bound after it finds its entry to drop.
+		if !q.pending(pod) {
+			logger.V(5).Info("Pod is not pending in the pod informer, no retry planned", "pod", klog.KObj(pod))
 			return
 		}
-		r.timer.Stop()
+		e = &retryEntry{pod: pod, at: at}
+		heap.Push(&q.h, e)
+		q.byUID[pod.UID] = e
 	}
-	key := pod.Namespace + "/" + pod.Name
-	uid := pod.UID
-	var timer clock.Timer
-	timer = pl.clock.AfterFunc(at.Sub(pl.clock.Now()), func() {
-		pl.mu.Lock()
-		if r, ok := pl.retries[uid]; ok && r.timer == timer {
-			delete(pl.retries, uid)
-		}
-		pl.mu.Unlock()
-		logger.V(4).Info("Maintenance window ended, retrying the pod", "pod", klog.KObj(pod))
-		pl.handle.Activate(logger, map[string]*v1.Pod{key: pod})
-	})
-	pl.retries[uid] = retry{at: at, timer: timer}
 	logger.V(4).Info("Pod will be retried when the maintenance window ends", "pod", klog.KObj(pod), "at", at.UTC())
+	if e.index == 0 {
+		select {
+		case q.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// pending reports whether the informer holds pod, unbound and not finished.
+func (q *retryQueue) pending(pod *v1.Pod) bool {
+	obj, ok, err := q.pods.GetByKey(pod.Namespace + "/" + pod.Name)
+	if err != nil || !ok {
+		return false
+	}
+	p, isPod := obj.(*v1.Pod)
+	return isPod && p.UID == pod.UID && !settled(p)
+}
+
+// settled reports whether pod needs no retry any more: bound or finished.
+func settled(pod *v1.Pod) bool {
+	return pod.Spec.NodeName != "" || pod.Status.Phase == v1.PodSucceeded || pod.Status.Phase == v1.PodFailed
+}
+
+// onUpdate drops the entry of a pod that got bound or finished. Only that
+// transition is looked at: pod status updates are frequent, and a pod that
+// was settled already has no entry (see plan).
+func (q *retryQueue) onUpdate(oldObj, newObj any) {
+	oldPod, ok := oldObj.(*v1.Pod)
+	if !ok || settled(oldPod) {
+		return
+	}
+	if newPod, ok := newObj.(*v1.Pod); ok && settled(newPod) {
+		q.forget(newPod.UID)
+	}
+}
+
+// onDelete drops the entry of a deleted pod.
+func (q *retryQueue) onDelete(obj any) {
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tombstone.Obj
+	}
+	if pod, ok := obj.(*v1.Pod); ok {
+		q.forget(pod.UID)
+	}
+}
+
+func (q *retryQueue) forget(uid types.UID) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if e, ok := q.byUID[uid]; ok {
+		heap.Remove(&q.h, e.index)
+		delete(q.byUID, uid)
+	}
+}
+
+// run activates the pods whose retry is due, then sleeps until the next one
+// is, or h[0] changes, or ctx is done.
+func (q *retryQueue) run(ctx context.Context) {
+	logger := klog.FromContext(ctx)
+	for {
+		q.mu.Lock()
+		var wait time.Duration
+		var due map[string]*v1.Pod
+		if len(q.h) > 0 {
+			now := q.clock.Now()
+			for len(q.h) > 0 && !q.h[0].at.After(now) {
+				e := heap.Pop(&q.h).(*retryEntry)
+				delete(q.byUID, e.pod.UID)
+				if due == nil {
+					due = map[string]*v1.Pod{}
+				}
+				due[e.pod.Namespace+"/"+e.pod.Name] = e.pod
+			}
+			if len(q.h) > 0 {
+				wait = q.h[0].at.Sub(now)
+			}
+		}
+		q.mu.Unlock()
+		if len(due) > 0 && ctx.Err() == nil {
+			logger.V(4).Info("Maintenance window ended, retrying pods", "pods", len(due))
+			q.activate(logger, due)
+		}
+
+		var timer clock.Timer
+		var fired <-chan time.Time
+		if wait > 0 {
+			timer = q.clock.NewTimer(wait)
+			fired = timer.C()
+		}
+		select {
+		case <-ctx.Done():
+		case <-q.wake:
+		case <-fired:
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+		if ctx.Err() != nil {
+			q.mu.Lock()
+			q.stopped = true
+			q.h, q.byUID = nil, nil
+			q.mu.Unlock()
+			return
+		}
+	}
+}
+
+// len returns how many pods wait for a window to end.
+func (q *retryQueue) len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.byUID)
+}
+
+// PostFilter does nothing and returns Unschedulable. Filter plans the retry
+// at a window's end, at the time of the rejection: PostFilter used to, but
+// it does not run in pod-group cycles, and by the time it runs the window
+// may have closed. It is kept because profiles may enable the plugin at
+// postFilter explicitly, and the framework refuses a plugin enabled at an
+// extension point it does not implement.
+func (pl *MaintenanceWindow) PostFilter(context.Context, fwk.CycleState, *v1.Pod, fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+	return nil, fwk.NewStatus(fwk.Unschedulable)
 }
 
 // pendingRetries returns how many pods wait for a window to end.
 func (pl *MaintenanceWindow) pendingRetries() int {
-	pl.mu.Lock()
-	defer pl.mu.Unlock()
-	return len(pl.retries)
+	if pl.retries == nil {
+		return 0
+	}
+	return pl.retries.len()
 }
