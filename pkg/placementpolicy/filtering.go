@@ -80,6 +80,11 @@ func (pl *PlacementPolicy) Filter(_ context.Context, state fwk.CycleState, pod *
 // cycleRules returns the rules PreFilter found, or finds them when PreFilter
 // did not run (a profile may disable it) or found none.
 func (pl *PlacementPolicy) cycleRules(state fwk.CycleState, pod *v1.Pod) (*podRules, error) {
+	// A pod the gate stops has no rules: do not look it up in the cycle
+	// state, whose lookup costs more than the gate.
+	if !pl.gate.mayApply(pod) {
+		return nil, nil
+	}
 	if state != nil {
 		if d, err := state.Read(stateKey); err == nil {
 			s, ok := d.(*podRules)

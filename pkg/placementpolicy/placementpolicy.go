@@ -45,6 +45,8 @@ const Name = config.PlacementPolicyName
 
 // PlacementPolicy filters and scores nodes by the placement rules of its args.
 type PlacementPolicy struct {
+	// gate comes first: the no-rule path reads only it and the pod.
+	gate  gate
 	rules []*rule
 	// excluded namespaces and DaemonSet pods are exempt from every rule.
 	excluded        sets.Set[string]
@@ -87,6 +89,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		pl.rules = append(pl.rules, r)
 		needNamespaces = needNamespaces || r.namespaceSelector != nil
 	}
+	pl.gate = newGate(pl.rules)
 	if needNamespaces {
 		if h == nil || h.SharedInformerFactory() == nil {
 			return nil, fmt.Errorf("%s needs the scheduler's informers to read namespace labels", Name)
@@ -127,7 +130,7 @@ func (pl *PlacementPolicy) namespaceLabels(pod *v1.Pod) (labels.Labels, error) {
 // rulesFor returns the rules that apply to pod, nil when none does. It does
 // not allocate unless a rule applies.
 func (pl *PlacementPolicy) rulesFor(pod *v1.Pod) (*podRules, error) {
-	if len(pl.rules) == 0 || pl.exempt(pod) {
+	if !pl.gate.mayApply(pod) || pl.exempt(pod) {
 		return nil, nil
 	}
 	nsLabels, err := pl.namespaceLabels(pod)
@@ -191,7 +194,7 @@ type podSignature struct {
 // signature returns pod's podSignature; it reads no lister.
 func (pl *PlacementPolicy) signature(pod *v1.Pod) podSignature {
 	var sig podSignature
-	if len(pl.rules) == 0 || pl.exempt(pod) {
+	if !pl.gate.mayApply(pod) || pl.exempt(pod) {
 		return sig
 	}
 	for _, r := range pl.rules {

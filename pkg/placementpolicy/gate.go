@@ -1,0 +1,164 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package placementpolicy
+
+import (
+	"strings"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/util/sets"
+)
+
+// gate is a necessary condition for a rule to apply to a pod, compiled once
+// from the rules: the pod's namespace is one that a rule lists, or the pod
+// carries a label key that a rule's podSelector cannot match without.
+// Passing it says nothing; failing it means that no rule applies.
+//
+// It exists for the pods no rule selects, most pods of most clusters. In a
+// scheduling cycle PreFilter and PreScore run after the other plugins have
+// walked hundreds of nodes, so the plugin's own data is out of the CPU's
+// caches: evaluating every rule (selectors, sets, the namespace lister)
+// costs a cache miss per object it touches, several times the work itself.
+// The gate reads the pod, which the framework has just read, and a few
+// strings packed next to each other.
+type gate struct {
+	// open: some rule may apply to any pod, whatever its namespace and
+	// labels (a rule with neither namespaces nor a podSelector that
+	// requires a key).
+	open bool
+	// namespaces and keys are packed into one slice (namespaces first) over
+	// one string buffer; the sets replace them when there are many.
+	strs         []string
+	nNamespaces  int
+	namespaceSet sets.Set[string]
+	keySet       sets.Set[string]
+}
+
+// shortList is how many strings a linear scan compares before a set lookup
+// is cheaper: a scan of packed strings compares lengths first.
+const shortList = 8
+
+// keyRequired reports whether a requirement fails on a pod without its key.
+func keyRequired(op selection.Operator) bool {
+	switch op {
+	case selection.In, selection.Equals, selection.DoubleEquals, selection.Exists, selection.GreaterThan, selection.LessThan:
+		return true
+	}
+	return false
+}
+
+func newGate(rules []*rule) gate {
+	var namespaces, keys []string
+	seenNS, seenKey := sets.New[string](), sets.New[string]()
+	var g gate
+	for _, r := range rules {
+		if r.namespaces != nil {
+			for ns := range r.namespaces {
+				if !seenNS.Has(ns) {
+					seenNS.Insert(ns)
+					namespaces = append(namespaces, ns)
+				}
+			}
+			continue
+		}
+		key := ""
+		if r.podSelector != nil {
+			if reqs, ok := r.podSelector.Requirements(); ok {
+				for _, req := range reqs {
+					if keyRequired(req.Operator()) {
+						key = req.Key()
+						break
+					}
+				}
+			}
+		}
+		if key == "" {
+			g.open = true
+			continue
+		}
+		if !seenKey.Has(key) {
+			seenKey.Insert(key)
+			keys = append(keys, key)
+		}
+	}
+	if len(namespaces) > shortList {
+		g.namespaceSet = seenNS
+	}
+	if len(keys) > shortList {
+		g.keySet = seenKey
+	}
+	g.nNamespaces = len(namespaces)
+	g.strs = pack(append(namespaces, keys...))
+	return g
+}
+
+// pack returns ss as slices of one buffer, so that scanning them touches as
+// few cache lines as the strings need.
+func pack(ss []string) []string {
+	buf := strings.Join(ss, "")
+	out := make([]string, len(ss))
+	off := 0
+	for i, s := range ss {
+		out[i] = buf[off : off+len(s)]
+		off += len(s)
+	}
+	return out
+}
+
+// mayApply reports whether a rule may apply to pod; false means none does.
+func (g *gate) mayApply(pod *v1.Pod) bool {
+	if g.open {
+		return true
+	}
+	if g.namespaceSet != nil {
+		if g.namespaceSet.Has(pod.Namespace) {
+			return true
+		}
+	} else {
+		for _, ns := range g.strs[:g.nNamespaces] {
+			if ns == pod.Namespace {
+				return true
+			}
+		}
+	}
+	if len(pod.Labels) == 0 {
+		return false
+	}
+	if g.keySet != nil {
+		if len(pod.Labels) < len(g.keySet) {
+			for k := range pod.Labels {
+				if g.keySet.Has(k) {
+					return true
+				}
+			}
+			return false
+		}
+		for k := range g.keySet {
+			if _, ok := pod.Labels[k]; ok {
+				return true
+			}
+		}
+		return false
+	}
+	for _, k := range g.strs[g.nNamespaces:] {
+		if _, ok := pod.Labels[k]; ok {
+			return true
+		}
+	}
+	return false
+}
