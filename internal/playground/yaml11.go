@@ -48,6 +48,9 @@ const maxYAML11Errors = 20
 // word in data, with its field path. It returns nothing for data that is
 // not valid YAML: decoding reports that.
 func checkYAML11Booleans(data []byte) field.ErrorList {
+	if !mayHoldYAML11Boolean(data) {
+		return nil
+	}
 	var doc yamlv3.Node
 	if err := yamlv3.Unmarshal(data, &doc); err != nil {
 		return nil
@@ -120,4 +123,36 @@ func indexPath(p *field.Path, i int) *field.Path {
 		return field.NewPath("").Index(i)
 	}
 	return p.Index(i)
+}
+
+// mayHoldYAML11Boolean reports whether data holds one of the words as a
+// token of its own, not next to a quote. A plain scalar is bounded by bytes
+// that are neither word bytes nor quotes, so without such a token no scalar
+// is ambiguous and the second parse is skipped: a snapshot's bound pods are
+// JSON lines, whose strings are all quoted, and parsing them again costs as
+// much as decoding them.
+func mayHoldYAML11Boolean(data []byte) bool {
+	for i := 0; i < len(data); {
+		if !isWordByte(data[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(data) && isWordByte(data[j]) {
+			j++
+		}
+		if j-i <= 3 && (i == 0 || !isQuote(data[i-1])) && (j == len(data) || !isQuote(data[j])) {
+			if _, ok := yaml11Booleans[string(data[i:j])]; ok {
+				return true
+			}
+		}
+		i = j
+	}
+	return false
+}
+
+func isQuote(b byte) bool { return b == '"' || b == '\'' }
+
+func isWordByte(b byte) bool {
+	return b == '_' || b == '-' || b == '.' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }

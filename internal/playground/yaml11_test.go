@@ -23,6 +23,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	yamlv3 "go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 )
 
@@ -107,4 +109,82 @@ func TestYAML11ErrorCap(t *testing.T) {
 	if got, want := errs[maxYAML11Errors].Error(), "...: Invalid value: 30: more unquoted YAML 1.1 booleans"; got != want {
 		t.Errorf("last error %q, want %q", got, want)
 	}
+}
+
+// TestMayHoldYAML11Boolean: the pre-check skips only data without an
+// ambiguous word, and does skip quoted ones.
+func TestMayHoldYAML11Boolean(t *testing.T) {
+	tests := []struct {
+		data string
+		want bool
+	}{
+		{data: "name: n", want: true},
+		{data: "n", want: true},
+		{data: "[yes,no]", want: true},
+		{data: `{"a":on}`, want: true},
+		{data: "a:\n- Off\n", want: true},
+		{data: "a: yes # comment", want: true},
+		{data: "a: 'x' # yes", want: true}, // a comment: parsed, nothing found
+		{data: `- {"name": "n", "labels": {"spot": "yes", "capacity-type": "on-demand", "x": "foo/no"}}`},
+		{data: "name: 'n'\nb: \"off\""},
+		{data: "capacity-type: on-demand\nzone: eu-west-1a\nnote: nothing\nenabled: true"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.data, func(t *testing.T) {
+			if got := mayHoldYAML11Boolean([]byte(tt.data)); got != tt.want {
+				t.Errorf("mayHoldYAML11Boolean = %t, want %t", got, tt.want)
+			}
+		})
+	}
+}
+
+// snapshotLikeScenario is n nodes and 10 bound pods per node, written by
+// WriteSnapshot as `playground snapshot` writes them.
+func snapshotLikeScenario(b *testing.B, n int) []byte {
+	s := &Scenario{}
+	for i := range n {
+		s.Nodes = append(s.Nodes, NodeSpec{Name: fmt.Sprintf("node-%d", i), Labels: map[string]string{
+			"topology.kubernetes.io/zone": "eu-west-1a", "karpenter.sh/capacity-type": "on-demand"}})
+		for j := range 10 {
+			s.BoundPods = append(s.BoundPods, BoundPod{Name: fmt.Sprintf("web-%d-%d", i, j), NodeName: s.Nodes[i].Name,
+				Labels: map[string]string{"app": "web"}, Owner: &Owner{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web"}})
+		}
+	}
+	var buf strings.Builder
+	if err := WriteSnapshot(&buf, s, nil); err != nil {
+		b.Fatal(err)
+	}
+	return []byte(buf.String())
+}
+
+// BenchmarkCheckYAML11Booleans compares the check on a snapshot (no
+// ambiguous word: the pre-check answers) with the full walk it skips, and
+// with the decoding that runs anyway.
+func BenchmarkCheckYAML11Booleans(b *testing.B) {
+	data := snapshotLikeScenario(b, 500)
+	b.Run("check", func(b *testing.B) {
+		for b.Loop() {
+			if errs := checkYAML11Booleans(data); len(errs) > 0 {
+				b.Fatal(errs)
+			}
+		}
+	})
+	b.Run("full-walk", func(b *testing.B) {
+		for b.Loop() {
+			var doc yamlv3.Node
+			if err := yamlv3.Unmarshal(data, &doc); err != nil {
+				b.Fatal(err)
+			}
+			var errs field.ErrorList
+			walkYAML11(&doc, nil, &errs)
+		}
+	})
+	b.Run("decode", func(b *testing.B) {
+		for b.Loop() {
+			var s Scenario
+			if err := unmarshalStrict(data, &s); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
