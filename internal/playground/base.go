@@ -19,7 +19,6 @@ package playground
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -53,7 +52,7 @@ func mergeBase(file string, s *Scenario) (*merged, error) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(filepath.Dir(file), path)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readFileLimited(path, MaxScenarioBytes, "scenario file")
 	if err != nil {
 		return nil, &ValidationError{File: file, Errs: field.ErrorList{field.Invalid(field.NewPath("base"), s.Base, err.Error())}}
 	}

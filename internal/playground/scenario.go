@@ -28,7 +28,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"reflect"
 	"strconv"
 
@@ -138,7 +137,7 @@ type Object map[string]interface{}
 // profiles of the scheduler that will run it (the first is the default for
 // pods without spec.schedulerName); empty skips that check.
 func Load(path string, schedulerNames []string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFileLimited(path, MaxScenarioBytes, "scenario file")
 	if err != nil {
 		return nil, err
 	}

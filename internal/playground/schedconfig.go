@@ -86,7 +86,7 @@ type schedConfig struct {
 // repeated key included; only then is the copy made, and loaded the same way
 // by the scheduler.
 func prepareConfig(logger klog.Logger, source, dir string) (*schedConfig, error) {
-	data, err := os.ReadFile(source)
+	data, err := readFileLimited(source, MaxConfigBytes, "scheduler config file")
 	if err != nil {
 		return nil, fmt.Errorf("scheduler config: %w", err)
 	}

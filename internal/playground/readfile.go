@@ -1,0 +1,67 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package playground
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// Size limits of the files the playground reads. Decoding YAML takes many
+// times a file's size in memory, so a file is capped before it is decoded.
+const (
+	// MaxScenarioBytes caps a scenario file and its base. The largest
+	// scenario the other limits allow, a snapshot of MaxNodes nodes with 17
+	// labels each (as on a cloud provider's nodes) and MaxBoundPods pods
+	// with 4 labels, an owner and 3 containers each, is 69 MiB (a 5,000-node
+	// 50,000-pod one 34 MiB).
+	MaxScenarioBytes = 128 << 20
+	// MaxConfigBytes caps a scheduler config file: 1 MiB is the most a
+	// ConfigMap, where a scheduler's config usually lives, holds.
+	MaxConfigBytes = 1 << 20
+)
+
+// readFileLimited reads the file at path if it holds at most limit bytes.
+// what names the kind of file in errors. A device (/dev/zero) is refused; a
+// pipe is read up to the limit.
+func readFileLimited(path string, limit int64, what string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	tooLarge := fmt.Errorf("%s is larger than %d MiB (%d bytes), the most a %s may hold", path, limit>>20, limit, what)
+	switch {
+	case fi.Mode()&os.ModeDevice != 0:
+		return nil, fmt.Errorf("%s is a device, not a regular file: a %s must be a file", path, what)
+	case fi.Mode().IsRegular() && fi.Size() > limit:
+		return nil, tooLarge
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, tooLarge
+	}
+	return data, nil
+}
