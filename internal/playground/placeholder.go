@@ -29,11 +29,13 @@ import (
 // What follows the sign is a Go duration (time.ParseDuration, without a sign
 // of its own). Each placeholder becomes that time in UTC, to the second, in
 // RFC 3339 (2006-01-02T15:04:05Z). Every "${" of an annotation value starts
-// a placeholder: there is no escape.
+// a placeholder; "$$" is a "$" of the value, so "$${now}" is the text
+// "${now}" (escapePlaceholders writes any value so). Any other "$" is kept.
 const (
-	placeholderOpen  = "${"
-	placeholderClose = "}"
-	placeholderNow   = "now"
+	placeholderEscape = "$$"
+	placeholderOpen   = "${"
+	placeholderClose  = "}"
+	placeholderNow    = "now"
 	// placeholderSyntax is what error messages say a placeholder should be.
 	placeholderSyntax = "${now}, ${now+DURATION} or ${now-DURATION}, with a Go duration such as 2h, 30m or 1h30m"
 )
@@ -67,19 +69,32 @@ func parsePlaceholder(inner string) (time.Duration, error) {
 }
 
 // expandPlaceholders replaces every placeholder of value by now plus its
-// offset, formatted by formatTime. It fails on the first malformed one,
-// naming it.
+// offset, formatted by formatTime, and every "$$" by "$". It fails on the
+// first malformed placeholder, naming it.
 func expandPlaceholders(value string, now time.Time) (string, error) {
-	if !strings.Contains(value, placeholderOpen) {
+	if !strings.Contains(value, "$") {
 		return value, nil
 	}
 	var b strings.Builder
 	rest := value
 	for {
-		before, after, found := strings.Cut(rest, placeholderOpen)
-		b.WriteString(before)
-		if !found {
+		i := strings.IndexByte(rest, '$')
+		if i < 0 {
+			b.WriteString(rest)
 			return b.String(), nil
+		}
+		b.WriteString(rest[:i])
+		rest = rest[i:]
+		if strings.HasPrefix(rest, placeholderEscape) {
+			b.WriteByte('$')
+			rest = rest[len(placeholderEscape):]
+			continue
+		}
+		after, found := strings.CutPrefix(rest, placeholderOpen)
+		if !found {
+			b.WriteByte('$')
+			rest = rest[1:]
+			continue
 		}
 		inner, tail, closed := strings.Cut(after, placeholderClose)
 		if !closed {
@@ -92,6 +107,12 @@ func expandPlaceholders(value string, now time.Time) (string, error) {
 		b.WriteString(formatTime(now.Add(offset)))
 		rest = tail
 	}
+}
+
+// escapePlaceholders returns the annotation value that expands to value:
+// every "$" doubled, so that no "${" starts a placeholder.
+func escapePlaceholders(value string) string {
+	return strings.ReplaceAll(value, "$", placeholderEscape)
 }
 
 // formatTime is how a placeholder writes a time: UTC, to the second, RFC 3339.

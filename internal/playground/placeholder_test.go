@@ -60,3 +60,38 @@ func TestExpandPlaceholders(t *testing.T) {
 		})
 	}
 }
+
+// TestPlaceholderEscape: "$$" is one "$" and starts no placeholder;
+// escapePlaceholders' output expands to its input.
+func TestPlaceholderEscape(t *testing.T) {
+	now := time.Date(2031, time.March, 4, 9, 15, 30, 0, time.UTC)
+	tests := []struct {
+		value string
+		want  string
+	}{
+		{value: "$${now}", want: "${now}"},
+		{value: "$$${now}", want: "$2031-03-04T09:15:30Z"},
+		{value: "$$$$", want: "$$"},
+		{value: "a$$", want: "a$"},
+		{value: "$", want: "$"},
+		{value: "$x$", want: "$x$"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			got, err := expandPlaceholders(tt.value, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("expanded (-want +got):\n%s", diff)
+			}
+			back, err := expandPlaceholders(escapePlaceholders(tt.value), now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.value, back); diff != "" {
+				t.Errorf("escaped, then expanded (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

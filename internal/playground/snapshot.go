@@ -153,7 +153,8 @@ func NodeSpecFrom(n *corev1.Node) NodeSpec {
 			if spec.Annotations == nil {
 				spec.Annotations = map[string]string{}
 			}
-			spec.Annotations[key] = v
+			// As the cluster holds it, not as a placeholder.
+			spec.Annotations[key] = escapePlaceholders(v)
 		}
 	}
 	for _, t := range n.Spec.Taints {

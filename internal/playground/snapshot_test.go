@@ -284,3 +284,37 @@ func TestCreateNodesParallel(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotAnnotationRoundTrip: a snapshot replays every annotation
+// value as the cluster held it, also one that holds "${" or "$" (which a
+// scenario reads as a placeholder or its escape).
+func TestSnapshotAnnotationRoundTrip(t *testing.T) {
+	now := time.Date(2031, time.March, 4, 9, 15, 30, 0, time.UTC)
+	for _, value := range []string{
+		"2030-01-01T00:00:00Z/2030-01-01T02:00:00Z",
+		"${now}/${now+2h}",
+		"${",
+		"${not-a-placeholder",
+		"a$${b}",
+		"$$",
+		"costs $5",
+		"$",
+		"}${}{$",
+	} {
+		t.Run(value, func(t *testing.T) {
+			n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1", Annotations: map[string]string{maintenanceKey: value}}}
+			var file bytes.Buffer
+			if err := WriteSnapshot(&file, &Scenario{Nodes: []NodeSpec{NodeSpecFrom(n)}}, nil); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Decode("cluster.yaml", file.Bytes(), nil)
+			if err != nil {
+				t.Fatalf("replaying the snapshot: %v\n%s", err, file.String())
+			}
+			nodes := s.NodeObjects(now)
+			if diff := cmp.Diff(value, nodes[0].Annotations[maintenanceKey]); diff != "" {
+				t.Errorf("annotation after the round trip (-cluster +replayed):\n%s", diff)
+			}
+		})
+	}
+}
