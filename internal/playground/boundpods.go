@@ -175,6 +175,9 @@ func validateContainerRequests(cs []ContainerRequests, path *field.Path, init bo
 			if q.Sign() < 0 {
 				errs = append(errs, field.Invalid(rp, string(c.Requests[name]), "must not be negative"))
 			}
+			if msg := quantityOutOfRange(name, q); msg != "" {
+				errs = append(errs, field.Invalid(rp, string(c.Requests[name]), msg))
+			}
 		}
 	}
 	return errs

@@ -42,6 +42,18 @@ func TestDecodeErrors(t *testing.T) {
 		{name: "bad quantity", data: "nodes: [{name: a}, {name: b, allocatable: {pods: ten}}]", want: []string{"s.yaml: nodes[1].allocatable.pods: Invalid value: \"ten\""}},
 		{name: "fractional pods", data: "nodes: [{name: a, allocatable: {pods: 1.5}}]", want: []string{"nodes[0].allocatable.pods", "whole number"}},
 		{name: "negative cpu", data: "nodes: [{name: a, allocatable: {cpu: -1}}]", want: []string{"nodes[0].allocatable.cpu", "must not be negative"}},
+		{name: "cpu beyond int64 millicores", data: "nodes: [{name: a, allocatable: {cpu: 1e100}}]", want: []string{
+			`nodes[0].allocatable.cpu: Invalid value: "1e+100": must be at most 9223372036854775807m (the scheduler counts CPU in millicores, as an int64)`}},
+		{name: "cpu one millicore beyond", data: "nodes: [{name: a, allocatable: {cpu: 9223372036854775808m}}]", want: []string{"nodes[0].allocatable.cpu", "at most 9223372036854775807m"}},
+		{name: "largest cpu", data: "nodes: [{name: a, allocatable: {cpu: 9223372036854775807m}}]"},
+		{name: "pods beyond int", data: "nodes: [{name: a, allocatable: {pods: 1e20}}]", want: []string{
+			`nodes[0].allocatable.pods: Invalid value: "100000000000000000000": must be at most 9223372036854775807 (the scheduler counts pods as an int)`}},
+		{name: "memory beyond int64", data: `nodes: [{name: a, allocatable: {memory: "9223372036854775808"}}]`, want: []string{
+			`nodes[0].allocatable.memory: Invalid value: "9223372036854775808": must be at most 9223372036854775807 (the scheduler counts it as an int64)`}},
+		{name: "largest memory", data: "nodes: [{name: a, allocatable: {memory: 9223372036854775807}}]"},
+		{name: "8Ei parses as the largest memory", data: "nodes: [{name: a, allocatable: {memory: 8Ei}}]"},
+		{name: "bound pod request beyond int64", data: node + "boundPods: [{name: p, nodeName: a, containers: [{requests: {cpu: 1e19}}]}]", want: []string{
+			`boundPods[0].containers[0].requests[cpu]: Invalid value: "1e+19": must be at most 9223372036854775807m`}},
 		{name: "count < 1", data: "nodes: [{name: a, count: 0}]", want: []string{"nodes[0].count: Invalid value: 0: must be at least 1"}},
 		{name: "duplicate node names", data: "nodes: [{name: a}, {name: a}]", want: []string{"nodes[1].name: Duplicate value"}},
 		{name: "duplicate through count", data: "nodes: [{name: a, count: 2}, {name: a-2}]", want: []string{"nodes[1].name: Duplicate value", `node \"a-2\"`}},

@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -273,11 +274,37 @@ func validateAllocatable(a Allocatable, path *field.Path) field.ErrorList {
 		if q.Sign() < 0 {
 			errs = append(errs, field.Invalid(p, string(r.value), "must not be negative"))
 		}
+		if msg := quantityOutOfRange(corev1.ResourceName(r.name), q); msg != "" {
+			errs = append(errs, field.Invalid(p, string(r.value), msg))
+			continue
+		}
 		if r.name == "pods" && q.MilliValue()%1000 != 0 {
 			errs = append(errs, field.Invalid(p, string(r.value), "must be a whole number"))
 		}
 	}
 	return errs
+}
+
+// quantityOutOfRange says why q is larger than the scheduler can count a
+// resource name in, or returns "": CPU in millicores and other resources in
+// units as int64, pods as an int (framework.Resource). A larger value (cpu:
+// 1e100) would be clamped or wrap there and make a node nothing fits on.
+func quantityOutOfRange(name corev1.ResourceName, q resource.Quantity) string {
+	switch name {
+	case corev1.ResourceCPU:
+		if largest := resource.NewMilliQuantity(math.MaxInt64, resource.DecimalSI); q.Cmp(*largest) > 0 {
+			return fmt.Sprintf("must be at most %s (the scheduler counts CPU in millicores, as an int64)", largest)
+		}
+	case corev1.ResourcePods:
+		if largest := resource.NewQuantity(math.MaxInt, resource.DecimalSI); q.Cmp(*largest) > 0 {
+			return fmt.Sprintf("must be at most %s (the scheduler counts pods as an int)", largest)
+		}
+	default:
+		if largest := resource.NewQuantity(math.MaxInt64, resource.DecimalSI); q.Cmp(*largest) > 0 {
+			return fmt.Sprintf("must be at most %s (the scheduler counts it as an int64)", largest)
+		}
+	}
+	return ""
 }
 
 // Workloads decodes the scenario's objects into typed objects, with
