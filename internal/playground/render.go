@@ -121,31 +121,89 @@ func WriteCompareText(w io.Writer, runs []Run) error {
 		header += fmt.Sprintf("\t[%d] node", i+1)
 	}
 	fmt.Fprintln(tw, header)
-	seen := map[string]int{}
-	for j, p := range runs[0].Result.Pods {
-		line := p.Namespace + "/" + p.Name
-		seen[p.Object]++
-		for _, r := range runs[1:] {
-			// Controllers name pods at random: the rows are then the
-			// object's first, second, ... pod in each run.
-			if j >= len(r.Result.Pods) || r.Result.Pods[j].Name != p.Name {
-				line = fmt.Sprintf("%s/%s #%d", p.Namespace, p.Object, seen[p.Object])
-			}
-		}
-		for _, r := range runs {
-			if j >= len(r.Result.Pods) {
+	for _, row := range compareRows(runs) {
+		line := row.label
+		for _, p := range row.pods {
+			switch {
+			case p == nil:
 				line += "\t-"
-				continue
+			case p.Node == "":
+				line += "\t<none>"
+			default:
+				line += "\t" + p.Node
 			}
-			node := r.Result.Pods[j].Node
-			if node == "" {
-				node = "<none>"
-			}
-			line += "\t" + node
 		}
 		fmt.Fprintln(tw, line)
 	}
 	return tw.Flush()
+}
+
+// compareRow is one line of the compared pods: pods[i] is run i's pod, nil
+// when it has none there.
+type compareRow struct {
+	label string
+	pods  []*PodResult
+}
+
+// compareRows lines up every pod of every run. Controllers name pods at
+// random, so the k-th pod of an object in each run shares a row, labelled
+// with the pod's name when the runs agree on the names of the object's pods,
+// else "namespace/Kind/name #k". Objects come in the order they first appear, in the first run, then
+// in the next ones (an object whose pods only one run made).
+func compareRows(runs []Run) []compareRow {
+	type group struct {
+		namespace, object string
+		pods              [][]*PodResult // per run
+	}
+	var groups []*group
+	byKey := map[string]*group{}
+	for i, r := range runs {
+		for j := range r.Result.Pods {
+			p := &r.Result.Pods[j]
+			key := p.Namespace + "\x00" + p.Object
+			if p.Object == "" { // not from an object: the pod is its own
+				key = p.Namespace + "\x01" + p.Name
+			}
+			g := byKey[key]
+			if g == nil {
+				g = &group{namespace: p.Namespace, object: p.Object, pods: make([][]*PodResult, len(runs))}
+				byKey[key] = g
+				groups = append(groups, g)
+			}
+			g.pods[i] = append(g.pods[i], p)
+		}
+	}
+	var rows []compareRow
+	for _, g := range groups {
+		n := 0
+		for _, ps := range g.pods {
+			n = max(n, len(ps))
+		}
+		// Names when the runs that have the k-th pod agree on its name, for
+		// every k; else the object and k, on every row of the object.
+		first := len(rows)
+		byName := true
+		for k := range n {
+			row := compareRow{pods: make([]*PodResult, len(runs))}
+			for i, ps := range g.pods {
+				if k >= len(ps) {
+					continue
+				}
+				row.pods[i] = ps[k]
+				if row.label == "" {
+					row.label = g.namespace + "/" + ps[k].Name
+				}
+				byName = byName && g.namespace+"/"+ps[k].Name == row.label
+			}
+			rows = append(rows, row)
+		}
+		if !byName && g.object != "" {
+			for k := range n {
+				rows[first+k].label = fmt.Sprintf("%s/%s #%d", g.namespace, g.object, k+1)
+			}
+		}
+	}
+	return rows
 }
 
 // WriteCompareJSON writes {"runs": [...]}.

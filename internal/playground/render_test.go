@@ -18,6 +18,7 @@ package playground
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -199,5 +200,44 @@ team-a/big          <none>      tutorial-1
 	}
 	if !bytes.HasPrefix(b.Bytes(), []byte("{\n  \"runs\": [\n    {\n      \"config\": \"a.yaml\",\n      \"result\": {\n        \"nodes\": [")) {
 		t.Errorf("compare JSON starts with %q", b.String()[:min(b.Len(), 120)])
+	}
+}
+
+// TestWriteCompareEveryPod: every pod of every run has a row, also the
+// pods a later run made and the first did not (one more replica, an object
+// only that run has pods of), lined up by object.
+func TestWriteCompareEveryPod(t *testing.T) {
+	first := Result{
+		Nodes: []NodeResult{{"n1", 2}, {"n2", 0}},
+		Pods: []PodResult{
+			{Namespace: "default", Name: "web-abc", Object: "Deployment/web", Node: "n1"},
+			{Namespace: "default", Name: "web-def", Object: "Deployment/web", Node: "n1"},
+			{Namespace: "default", Name: "solo", Object: "Pod/solo", Reason: "Unschedulable"},
+		},
+	}
+	second := Result{
+		Nodes: []NodeResult{{"n1", 2}, {"n2", 3}},
+		Pods: []PodResult{
+			{Namespace: "default", Name: "web-ghi", Object: "Deployment/web", Node: "n1"},
+			{Namespace: "default", Name: "web-jkl", Object: "Deployment/web", Node: "n2"},
+			{Namespace: "default", Name: "web-mno", Object: "Deployment/web", Node: "n2"},
+			{Namespace: "default", Name: "solo", Object: "Pod/solo", Node: "n1"},
+			{Namespace: "batch", Name: "job-x", Object: "Job/job", Node: "n2"},
+		},
+	}
+	var b bytes.Buffer
+	if err := WriteCompareText(&b, []Run{{Config: "a.yaml", Result: first}, {Config: "b.yaml", Result: second}}); err != nil {
+		t.Fatal(err)
+	}
+	_, pods, _ := strings.Cut(b.String(), "\n\n")
+	want := `pod                        [1] node  [2] node
+default/Deployment/web #1  n1        n1
+default/Deployment/web #2  n1        n2
+default/Deployment/web #3  -         n2
+default/solo               <none>    n1
+batch/job-x                -         n2
+`
+	if diff := cmp.Diff(want, pods); diff != "" {
+		t.Errorf("compared pods (-want +got):\n%s", diff)
 	}
 }
