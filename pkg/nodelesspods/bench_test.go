@@ -122,8 +122,9 @@ func newBenchPlugin(b *testing.B, ctx context.Context, args *config.NodeLessPods
 	}
 	pl := p.(*NodeLessPods)
 	if warm {
+		state := framework.NewCycleState()
 		for _, ni := range c.nodeInfos {
-			if _, s := pl.Score(ctx, nil, c.pod, ni); !s.IsSuccess() {
+			if _, s := pl.Score(ctx, state, c.pod, ni); !s.IsSuccess() {
 				b.Fatal(s)
 			}
 		}
@@ -149,32 +150,39 @@ var selectorArgs = func(a *config.NodeLessPodsArgs) {
 }
 
 // BenchmarkScore measures one Score call, on the 5,000 nodes in turn. hit
-// reads a node's memo; miss drops the memo first (what a new generation
-// does), so Score scans the node's 30 pods: the cost the memo saves.
+// reads a node's memo; podGroup is the same in a pod-group cycle; miss gives
+// the node a new generation first (what the scheduler's cache does when the
+// node changes), so Score scans the node's 30 pods: the cost the memo saves.
 func BenchmarkScore(b *testing.B) {
 	c := getCluster(b)
 	for _, bc := range []struct {
-		name string
-		args func(*config.NodeLessPodsArgs)
-		miss bool
+		name     string
+		args     func(*config.NodeLessPodsArgs)
+		miss     bool
+		podGroup bool
 	}{
 		{name: "hit"},
 		{name: "hit/podSelector", args: selectorArgs},
 		{name: "hit/relativeToCapacity", args: func(a *config.NodeLessPodsArgs) { a.RelativeToCapacity = true }},
+		{name: "hit/podGroup", podGroup: true},
 		{name: "miss", miss: true},
 		{name: "miss/podSelector", args: selectorArgs, miss: true},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			ctx := benchContext(b)
 			pl := newBenchPlugin(b, ctx, testArgs(bc.args), c, true)
-			if got := pl.counts.Count(c.nodeInfos[0]); got != benchPodsPerNode {
+			if got := pl.counts.Count(c.nodeInfos[0], false); got != benchPodsPerNode {
 				b.Fatalf("node-0 counts %d pods, want %d", got, benchPodsPerNode)
 			}
 			state := framework.NewCycleState()
+			if bc.podGroup {
+				state.SetPodGroupSchedulingCycle(framework.NewCycleState())
+			}
 			i := 0
+			b.ReportAllocs()
 			for b.Loop() {
 				if bc.miss {
-					pl.counts.Invalidate(benchNodeNames[i])
+					c.nodeInfos[i].(*framework.NodeInfo).Generation++
 				}
 				if _, s := pl.Score(ctx, state, c.pod, c.nodeInfos[i]); !s.IsSuccess() {
 					b.Fatal(s)
@@ -246,53 +254,6 @@ func BenchmarkNormalizeScore(b *testing.B) {
 	}
 }
 
-// BenchmarkReserveUnreserve measures a Reserve and the Unreserve that undoes
-// it (each drops the node's memo), serially and from all Ps at once.
-func BenchmarkReserveUnreserve(b *testing.B) {
-	const podsPerWorker = 1024
-	c := getCluster(b)
-	ctx := benchContext(b)
-	newPods := func(prefix string) []*v1.Pod {
-		pods := make([]*v1.Pod, podsPerWorker)
-		for i := range pods {
-			name := fmt.Sprintf("%s-%d", prefix, i)
-			pods[i] = st.MakePod().Name(name).Namespace("default").UID(name).Label("app", "bench").Obj()
-		}
-		return pods
-	}
-	// One pod pool per worker goroutine, built before the clock starts.
-	pools := make([][]*v1.Pod, runtime.GOMAXPROCS(0))
-	for w := range pools {
-		pools[w] = newPods(fmt.Sprintf("worker-%d", w))
-	}
-	b.Run("serial", func(b *testing.B) {
-		pl := newBenchPlugin(b, ctx, testArgs(nil), c, true)
-		pods := pools[0]
-		i := 0
-		for b.Loop() {
-			pod, nodeName := pods[i%podsPerWorker], benchNodeName(i)
-			pl.Reserve(ctx, nil, pod, nodeName)
-			pl.Unreserve(ctx, nil, pod, nodeName)
-			i++
-		}
-	})
-	b.Run("parallel", func(b *testing.B) {
-		pl := newBenchPlugin(b, ctx, testArgs(nil), c, true)
-		var worker atomic.Int64
-		b.ResetTimer()
-		b.RunParallel(func(pb *testing.PB) {
-			pods := pools[int(worker.Add(1)-1)%len(pools)]
-			i := 0
-			for pb.Next() {
-				pod, nodeName := pods[i%podsPerWorker], benchNodeName(i)
-				pl.Reserve(ctx, nil, pod, nodeName)
-				pl.Unreserve(ctx, nil, pod, nodeName)
-				i++
-			}
-		})
-	})
-}
-
 var benchNodeNames = func() []string {
 	names := make([]string, benchNodes)
 	for i := range names {
@@ -300,8 +261,6 @@ var benchNodeNames = func() []string {
 	}
 	return names
 }()
-
-func benchNodeName(i int) string { return benchNodeNames[i%benchNodes] }
 
 // BenchmarkCycle compares what one scheduling cycle costs each scorer over
 // the same 5,000 nodes and 150,000 pods: PreScore once (when the plugin has

@@ -88,33 +88,30 @@ func (pl *NodeLessPods) Name() string { return Name }
 
 // Score returns the node's load: its count of counted pods, or that count
 // relative to its allocatable pods. NormalizeScore turns loads into scores.
-func (pl *NodeLessPods) Score(_ context.Context, _ fwk.CycleState, _ *v1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
+func (pl *NodeLessPods) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
 	if nodeInfo.Node() == nil {
 		return 0, fwk.NewStatus(fwk.Error, "node not found")
 	}
-	return pl.load(pl.counts.Count(nodeInfo), nodeInfo.GetAllocatable().GetAllowedPodNumber()), nil
+	// Only pod-group cycles run on a snapshot that may hold assumed pods; a
+	// caller with no state is treated as one, which is always correct.
+	podGroupCycle := state == nil || state.IsPodGroupSchedulingCycle()
+	return pl.load(pl.counts.Count(nodeInfo, podGroupCycle), nodeInfo.GetAllocatable().GetAllowedPodNumber()), nil
 }
 
 // ScoreExtensions returns the plugin itself: it normalizes its loads.
 func (pl *NodeLessPods) ScoreExtensions() fwk.ScoreExtensions { return pl }
 
-// Reserve drops the node's memo. In pod-group cycles the scheduler adds the
-// assumed pod to the snapshot's NodeInfo without a new generation and then
-// runs Reserve; the next Score must see that pod.
-func (pl *NodeLessPods) Reserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, nodeName string) *fwk.Status {
-	if pl.selector.counts(pod) {
-		pl.counts.Invalidate(nodeName)
-	}
+// Reserve does nothing. Earlier releases dropped the node's memo here; the
+// memo now checks itself against the NodeInfo (see package podcount), so
+// profiles that enable the plugin at score only are as correct as others.
+// It stays so that profiles which enable NodeLessPods at reserve explicitly
+// still load; it will be removed in a later release.
+func (pl *NodeLessPods) Reserve(context.Context, fwk.CycleState, *v1.Pod, string) *fwk.Status {
 	return nil
 }
 
-// Unreserve drops the node's memo: the scheduler is about to take the pod off
-// the node, in pod-group cycles again without a new generation.
-func (pl *NodeLessPods) Unreserve(_ context.Context, _ fwk.CycleState, pod *v1.Pod, nodeName string) {
-	if pl.selector.counts(pod) {
-		pl.counts.Invalidate(nodeName)
-	}
-}
+// Unreserve does nothing; see Reserve.
+func (pl *NodeLessPods) Unreserve(context.Context, fwk.CycleState, *v1.Pod, string) {}
 
 // SignPod lets the profile keep opportunistic batching: the score depends on
 // node state only, never on the pod, so the pod adds no fragment.

@@ -340,48 +340,6 @@ func TestCountFollowsNodeInfo(t *testing.T) {
 	}
 }
 
-// TestUnreserveDropsMemo checks Reserve's and Unreserve's own effect: a node
-// whose pods changed under the same generation and pod count (one counted pod
-// swapped for one that is not) is recounted only because they dropped its memo.
-func TestUnreserveDropsMemo(t *testing.T) {
-	_, ctx := ktesting.NewTestContext(t)
-	logger := klog.FromContext(ctx)
-	n1 := node("n1", 110)
-	pl, _ := newTestPlugin(ctx, t, testArgs(func(a *config.NodeLessPodsArgs) { a.Namespaces = []string{"default"} }), []*v1.Node{n1})
-	counted := boundPod("counted", "default", "n1").Obj()
-	ni := framework.NewNodeInfo(counted)
-	ni.SetNode(n1)
-	if got := loadOf(ctx, t, pl, ni); got != 1 {
-		t.Fatalf("Score = %d, want 1", got)
-	}
-	generation := ni.Generation
-	if err := ni.RemovePod(logger, counted); err != nil {
-		t.Fatal(err)
-	}
-	ni.AddPod(boundPod("other", "kube-system", "n1").Obj())
-	ni.Generation = generation
-	if got := loadOf(ctx, t, pl, ni); got != 1 {
-		t.Fatalf("before Unreserve: Score = %d, want the memo's 1 (same generation and pod count)", got)
-	}
-	pl.Unreserve(ctx, nil, counted, "n1")
-	if got := loadOf(ctx, t, pl, ni); got != 0 {
-		t.Errorf("after Unreserve: Score = %d, want 0", got)
-	}
-	if status := pl.Reserve(ctx, nil, counted, "n1"); !status.IsSuccess() {
-		t.Fatal(status)
-	}
-	ni.AddPod(counted)
-	ni.Generation = generation
-	if err := ni.RemovePod(logger, ni.Pods[0].GetPod()); err != nil {
-		t.Fatal(err)
-	}
-	ni.Generation = generation
-	if got := loadOf(ctx, t, pl, ni); got != 1 {
-		t.Errorf("after Reserve: Score = %d, want 1", got)
-	}
-}
-
-// TestScoreNodeGone checks that a NodeInfo without its node is an error, not
 // a panic.
 func TestScoreNodeGone(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)

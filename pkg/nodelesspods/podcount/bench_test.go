@@ -23,22 +23,35 @@ import (
 	v1 "k8s.io/api/core/v1"
 )
 
-// BenchmarkCount reads a memo (hit) or recounts a node of 30 pods (miss).
+// BenchmarkCount counts a node of 30 pods: hit reads the memo of a regular
+// cycle; podGroup/hit is a pod-group cycle on a node whose generation was
+// seen in a regular cycle (nothing to compare); podGroup/compare one whose
+// generation was only seen in pod-group cycles (30 PodInfos compared); miss
+// is a new generation (30 pods scanned).
 func BenchmarkCount(b *testing.B) {
 	var pods []*v1.Pod
 	for i := range 30 {
 		pods = append(pods, makePod(fmt.Sprintf("p%d", i), "n", v1.PodRunning, i%2 == 0))
 	}
-	ni := makeNodeInfo("n", pods...)
-	for _, miss := range []bool{false, true} {
-		b.Run(map[bool]string{false: "hit", true: "miss"}[miss], func(b *testing.B) {
+	for _, bc := range []struct {
+		name                         string
+		warmPodGroup, podGroup, miss bool
+	}{
+		{name: "hit"},
+		{name: "podGroup/hit", podGroup: true},
+		{name: "podGroup/compare", warmPodGroup: true, podGroup: true},
+		{name: "miss", miss: true},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			ni := makeNodeInfo("n", pods...)
 			c := New(countedByLabel, nil)
-			c.Count(ni)
+			c.Count(ni, bc.warmPodGroup)
+			b.ReportAllocs()
 			for b.Loop() {
-				if miss {
-					c.Invalidate("n")
+				if bc.miss {
+					ni.Generation++
 				}
-				if c.Count(ni) != 15 {
+				if c.Count(ni, bc.podGroup) != 15 {
 					b.Fatal("wrong count")
 				}
 			}

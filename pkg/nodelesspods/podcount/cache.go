@@ -18,144 +18,280 @@ limitations under the License.
 // NodeInfo a plugin counts, so that a score reads a node's count in O(1)
 // amortized instead of scanning the node's pods in every cycle.
 //
-// Invariant: Count(nodeInfo) equals the number of pods in nodeInfo.GetPods()
-// that are not Succeeded or Failed and that the cache's counts function
-// accepts. The NodeInfo is the only source: the cache keeps no pods, so it
-// cannot drift from the scheduler's view.
+// Invariant: Count(nodeInfo, ...) equals the number of pods in
+// nodeInfo.GetPods() that are not Succeeded or Failed and that the cache's
+// counts function accepts. The NodeInfo is the only source; nothing outside a
+// scheduling cycle (Reserve, informers) feeds the cache, so it cannot drift
+// from the scheduler's view.
 //
-// To be fast, each node has one memo: the count and the key it was computed
-// at, the NodeInfo's generation and its number of pods. The invariant holds as
-// long as a NodeInfo changes the ways the scheduler changes it: every change
-// its cache makes gives the node a new generation, and in pod-group cycles the
-// snapshot adds or removes one assumed pod keeping the generation, which
-// changes the number of pods. Any other change under the same key must be
-// followed by Invalidate, which drops the node's memo; the plugin calls it from
-// Reserve and Unreserve, the moments the snapshot changes behind the cache.
-// Memory is one memo per node the snapshot holds, none per pod.
+// A memo belongs to one NodeInfo object and one generation g of it. It
+// holds base and baseCount, the NodeInfo's number of pods and how many are
+// counted, as seen outside a pod-group cycle, where every pod is the
+// generation's own; and, for generations seen only in pod-group cycles, the
+// PodInfos last seen and the running count over them (a tail memo).
+//
+// Count relies on these facts of the v1.37 scheduler, and on nothing else
+// (not on Reserve or Unreserve, which a profile may not enable):
+//
+//  1. Every change the scheduler's cache makes to a NodeInfo, and every
+//     change in a snapshot's mutation session (Snapshot.AddPod/RemovePod, in
+//     preemption dry runs), draws a new generation from one global counter.
+//  2. The only changes that keep a generation are Snapshot.AssumePod and
+//     Snapshot.ForgetPod in pod-group cycles: AssumePod appends a pod, and
+//     ForgetPod removes an assumed one, moving the last pod into its place
+//     (NodeInfo.RemovePod). Neither touches a pod in front of the assumed
+//     ones: the first base pods stay in place for the whole generation, and
+//     the count is baseCount plus a scan of the pods after them.
+//  3. The snapshot holds assumed pods only during pod-group cycles: the
+//     scheduler forgets them before each UpdateSnapshot, and outside
+//     pod-group cycles it assumes pods in its cache, not in the snapshot
+//     (Scheduler.assume). The caller tells Count which kind of cycle it runs
+//     in (CycleState.IsPodGroupSchedulingCycle).
+//  4. A PodInfo in a NodeInfo is never changed in place: the cache replaces
+//     a pod's PodInfo when the pod changes, and pod objects from informers
+//     are immutable. A tail memo keeps its PodInfos referenced, so none can
+//     be freed and its address reused for another pod while it compares
+//     against them.
+//
+// Memos are looked up by NodeInfo object, which the snapshot keeps for a
+// node's lifetime; a preemption dry run's clones get memos of their own,
+// pruned once they are gone. A hit takes no lock and writes no shared
+// memory, so the scheduler's parallel Score calls do not contend; it reads
+// the published index and the node's slot. Memory is one slot per node the
+// snapshot holds, plus a tail memo (a reference and an int32 per pod) for
+// nodes whose generation was scored only in pod-group cycles.
 package podcount
 
 import (
+	"slices"
 	"sync"
+	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 )
 
-// minPruneSlack keeps small clusters from pruning on every new node.
-const minPruneSlack = 64
+// minPublish is the least number of new NodeInfos that makes Count publish
+// a new index; fewer wait until one of them is looked up again.
+const minPublish = 8
 
-// memo is a node's count and the key it was computed at. It is stored inline
-// in the map, so that a hit reads one map entry and follows no pointer.
-type memo struct {
-	generation int64
-	pods       int32
-	count      int32
+// slot holds a NodeInfo's memo. generation, base and baseCount are written
+// together under seq, a sequence lock: odd while a writer stores them, so
+// that readers never take a lock. tail is the tail memo, or nil.
+type slot struct {
+	seq        atomic.Uint32
+	generation atomic.Int64
+	base       atomic.Int32
+	baseCount  atomic.Int32
+	tail       atomic.Pointer[tailMemo]
 }
 
+// read returns the slot's generation, base and baseCount; ok is false if a
+// writer was storing them.
+func (s *slot) read() (generation int64, base, baseCount int, ok bool) {
+	seq := s.seq.Load()
+	generation, base, baseCount = s.generation.Load(), int(s.base.Load()), int(s.baseCount.Load())
+	return generation, base, baseCount, seq%2 == 0 && s.seq.Load() == seq
+}
+
+// write stores a memo, unless another writer holds the slot (then the next
+// Count recounts: a lost write is a miss, never a wrong count).
+func (s *slot) write(generation int64, base, baseCount int) {
+	seq := s.seq.Load()
+	if seq%2 == 1 || !s.seq.CompareAndSwap(seq, seq+1) {
+		return
+	}
+	s.generation.Store(generation)
+	s.base.Store(int32(base))
+	s.baseCount.Store(int32(baseCount))
+	s.seq.Add(1)
+}
+
+// tailMemo is the count of pods, a generation's PodInfos as last seen in a
+// pod-group cycle. It is never changed once stored.
+type tailMemo struct {
+	generation int64
+	pods       []fwk.PodInfo
+	// counts[i] is the number of counted pods in pods[:i+1].
+	counts []int32
+}
+
+// countOf returns the number of counted pods in m.pods[:n].
+func (m *tailMemo) countOf(n int) int {
+	if n == 0 {
+		return 0
+	}
+	return int(m.counts[n-1])
+}
+
+type index map[fwk.NodeInfo]*slot
+
 // Cache is safe for concurrent use: Count on different nodes runs in
-// parallel, and hits only take a read lock. The zero value is not usable:
-// call New.
+// parallel and a hit takes no lock. The zero value is not usable: call New.
 type Cache struct {
 	counts func(*v1.Pod) bool
 	// nodes tells which NodeInfos the snapshot still holds, to drop the
 	// memos of the others; nil keeps every memo.
 	nodes fwk.NodeInfoLister
 
-	mu sync.RWMutex
-	// memos is keyed by the NodeInfo itself: the scheduler's snapshot keeps
-	// one NodeInfo object per node for the node's lifetime and updates it in
-	// place, and a pointer hashes without reading the node's name.
-	memos map[fwk.NodeInfo]memo
-	// byName finds a node's NodeInfo for Invalidate, which runs outside the
-	// scheduling cycle and must not read the snapshot.
-	byName map[string]fwk.NodeInfo
+	// published is read without a lock and never changed once stored.
+	published atomic.Pointer[index]
+	// mu guards pending, the slots of NodeInfos first seen since the last
+	// publish, and publishing.
+	mu      sync.Mutex
+	pending index
 }
 
 // New returns an empty cache that counts the pods for which counts returns
 // true. nodes, usually the scheduler's snapshot, lets the cache forget the
-// nodes that are gone; it is read only from Count, during scheduling cycles.
+// NodeInfos that are gone; it is read only from Count, during scheduling
+// cycles.
 func New(counts func(*v1.Pod) bool, nodes fwk.NodeInfoLister) *Cache {
-	return &Cache{
-		counts: counts,
-		nodes:  nodes,
-		memos:  make(map[fwk.NodeInfo]memo),
-		byName: make(map[string]fwk.NodeInfo),
-	}
+	c := &Cache{counts: counts, nodes: nodes, pending: index{}}
+	c.published.Store(&index{})
+	return c
 }
 
-// Count returns how many counted pods nodeInfo holds. nodeInfo.Node() must not
-// be nil. A hit takes a read lock and does not allocate.
-func (c *Cache) Count(nodeInfo fwk.NodeInfo) int {
-	generation, pods := nodeInfo.GetGeneration(), len(nodeInfo.GetPods())
-	c.mu.RLock()
-	m, ok := c.memos[nodeInfo]
-	c.mu.RUnlock()
-	if ok && m.generation == generation && int(m.pods) == pods {
-		return int(m.count)
+// Count returns how many counted pods nodeInfo holds. podGroupCycle tells
+// whether the caller runs in a pod-group scheduling cycle, whose snapshot may
+// hold assumed pods; pass true when unsure, which is always correct, only
+// slower. nodeInfo.Node() must not be nil. A hit does not allocate.
+func (c *Cache) Count(nodeInfo fwk.NodeInfo, podGroupCycle bool) int {
+	pods := nodeInfo.GetPods()
+	generation := nodeInfo.GetGeneration()
+	s := c.slot(nodeInfo)
+	g, base, baseCount, ok := s.read()
+	known := ok && g == generation && base <= len(pods)
+	if !podGroupCycle {
+		if known && base == len(pods) {
+			return baseCount
+		}
+		n := c.scan(pods)
+		s.write(generation, len(pods), n)
+		return n
 	}
-	n := c.scan(nodeInfo)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, known := c.memos[nodeInfo]; !known {
-		c.byName[nodeInfo.Node().Name] = nodeInfo
-		c.maybePrune()
+	if known {
+		// Only assumed pods follow the first base ones (facts 2 and 3).
+		return baseCount + c.scan(pods[base:])
 	}
-	c.memos[nodeInfo] = memo{generation: generation, pods: int32(pods), count: int32(n)}
+	// No count of this generation from outside a pod-group cycle: compare
+	// with the PodInfos last seen, one by one (fact 4).
+	m := s.tail.Load()
+	same := 0
+	if m != nil && m.generation == generation {
+		same = commonPrefix(m.pods, pods)
+		if same == len(pods) {
+			return m.countOf(same)
+		}
+	} else {
+		m = nil
+	}
+	next := c.tailMemo(generation, pods, m, same)
+	s.tail.Store(next)
+	return next.countOf(len(pods))
+}
+
+// tailMemo returns the memo of pods, whose first same PodInfos are prev's.
+func (c *Cache) tailMemo(generation int64, pods []fwk.PodInfo, prev *tailMemo, same int) *tailMemo {
+	m := &tailMemo{generation: generation, pods: slices.Clone(pods), counts: make([]int32, len(pods))}
+	n := 0
+	if same > 0 {
+		copy(m.counts, prev.counts[:same])
+		n = prev.countOf(same)
+	}
+	for i := same; i < len(pods); i++ {
+		if c.counted(pods[i].GetPod()) {
+			n++
+		}
+		m.counts[i] = int32(n)
+	}
+	return m
+}
+
+// commonPrefix returns how many leading PodInfos a and b share.
+func commonPrefix(a, b []fwk.PodInfo) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
 	return n
 }
 
-// Invalidate drops nodeName's memo: its next Count scans the NodeInfo again.
-func (c *Cache) Invalidate(nodeName string) {
+// Len returns how many NodeInfos have a memo.
+func (c *Cache) Len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if ni, ok := c.byName[nodeName]; ok {
-		delete(c.memos, ni)
-		delete(c.byName, nodeName)
-	}
+	return len(*c.published.Load()) + len(c.pending)
 }
 
-// Len returns how many nodes have a memo.
-func (c *Cache) Len() int {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return len(c.memos)
+func (c *Cache) counted(pod *v1.Pod) bool {
+	return pod.Status.Phase != v1.PodSucceeded && pod.Status.Phase != v1.PodFailed && c.counts(pod)
 }
 
-func (c *Cache) scan(nodeInfo fwk.NodeInfo) int {
+func (c *Cache) scan(pods []fwk.PodInfo) int {
 	n := 0
-	for _, pi := range nodeInfo.GetPods() {
-		pod := pi.GetPod()
-		if pod.Status.Phase != v1.PodSucceeded && pod.Status.Phase != v1.PodFailed && c.counts(pod) {
+	for _, pi := range pods {
+		if c.counted(pi.GetPod()) {
 			n++
 		}
 	}
 	return n
 }
 
-// maybePrune drops the memos of NodeInfos the snapshot no longer holds (a
-// deleted or re-created node), once the cache holds more than twice the
-// snapshot's nodes plus some slack, so that pruning is O(1) amortized per
-// node. The caller holds c.mu for writing.
-func (c *Cache) maybePrune() {
-	if c.nodes == nil {
-		return
+// slot returns nodeInfo's slot. NodeInfos seen for the first time wait in
+// pending, looked up under mu, until enough of them have come to publish a
+// new index (amortized O(1) per NodeInfo), or until one of them is looked up
+// a second time: in the next cycle, so that no node stays on the locked path.
+func (c *Cache) slot(nodeInfo fwk.NodeInfo) *slot {
+	if s, ok := (*c.published.Load())[nodeInfo]; ok {
+		return s
 	}
-	live, err := c.nodes.List()
-	if err != nil || len(c.memos) < 2*len(live)+minPruneSlack {
-		return
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	published := *c.published.Load()
+	if s, ok := published[nodeInfo]; ok {
+		return s
 	}
-	for ni := range c.memos {
-		node := ni.Node()
-		if node == nil {
-			delete(c.memos, ni)
-			continue
+	if s, ok := c.pending[nodeInfo]; ok {
+		if c.live(nodeInfo) {
+			c.publish(published)
 		}
-		name := node.Name
-		if current, err := c.nodes.Get(name); err != nil || current != ni {
-			delete(c.memos, ni)
-			if c.byName[name] == ni {
-				delete(c.byName, name)
+		return s
+	}
+	s := &slot{}
+	c.pending[nodeInfo] = s
+	if len(c.pending) >= max(minPublish, len(published)/8) {
+		c.publish(published)
+	}
+	return s
+}
+
+// publish stores an index of the published and pending slots, without those
+// of NodeInfos the snapshot no longer holds (deleted nodes, a dry run's
+// clones). The caller holds mu.
+func (c *Cache) publish(published index) {
+	next := make(index, len(published)+len(c.pending))
+	for _, from := range []index{published, c.pending} {
+		for ni, s := range from {
+			if c.live(ni) {
+				next[ni] = s
 			}
 		}
 	}
+	c.published.Store(&next)
+	c.pending = index{}
+}
+
+func (c *Cache) live(nodeInfo fwk.NodeInfo) bool {
+	if c.nodes == nil {
+		return true
+	}
+	node := nodeInfo.Node()
+	if node == nil {
+		return false
+	}
+	current, err := c.nodes.Get(node.Name)
+	return err == nil && current == nodeInfo
 }

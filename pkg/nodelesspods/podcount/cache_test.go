@@ -80,7 +80,7 @@ func TestCount(t *testing.T) {
 			c := New(countedByLabel, nil)
 			ni := makeNodeInfo("n", tc.pods...)
 			for i := range 2 { // the second call reads the memo
-				if got := c.Count(ni); got != tc.want {
+				if got := c.Count(ni, i == 1); got != tc.want {
 					t.Errorf("call %d: Count = %d, want %d", i, got, tc.want)
 				}
 			}
@@ -88,83 +88,134 @@ func TestCount(t *testing.T) {
 	}
 }
 
-// TestMemoKey checks each part of the memo's key, and Invalidate.
-func TestMemoKey(t *testing.T) {
+// TestMemoFollowsNodeInfo goes through the changes a NodeInfo sees under the
+// scheduler, checking Count after each, from a regular and a pod-group cycle.
+func TestMemoFollowsNodeInfo(t *testing.T) {
 	logger, _ := ktesting.NewTestContext(t)
 	c := New(countedByLabel, nil)
 	ni := makeNodeInfo("n", makePod("a", "n", v1.PodRunning, true))
-	check := func(step string, want int) {
+	check := func(step string, podGroupCycle bool, want int) {
 		t.Helper()
-		if got := c.Count(ni); got != want {
-			t.Errorf("%s: Count = %d, want %d", step, got, want)
+		for i := range 2 { // the second call reads the memo
+			if got := c.Count(ni, podGroupCycle); got != want {
+				t.Errorf("%s, call %d: Count = %d, want %d", step, i, got, want)
+			}
 		}
 	}
-	check("one pod", 1)
+	assume := func(pod *v1.Pod) {
+		generation := ni.Generation
+		ni.AddPod(pod)
+		ni.Generation = generation
+	}
+	forget := func(pod *v1.Pod) {
+		t.Helper()
+		generation := ni.Generation
+		if err := ni.RemovePod(logger, pod); err != nil {
+			t.Fatal(err)
+		}
+		ni.Generation = generation
+	}
+	check("one pod", false, 1)
 
 	ni.AddPod(makePod("b", "n", v1.PodRunning, true))
-	check("new generation", 2)
+	check("new generation", false, 2)
 
-	generation := ni.Generation
-	ni.AddPod(makePod("assumed", "n", v1.PodRunning, true))
-	ni.Generation = generation
-	check("same generation, one pod more", 3)
+	counted := makePod("assumed", "n", v1.PodRunning, true)
+	assume(counted)
+	check("pod-group cycle, one pod assumed", true, 3)
 
-	// Same generation, same number of pods, one counted pod swapped for
-	// one that is not: only Invalidate reveals it.
-	if err := ni.RemovePod(logger, makePod("assumed", "n", v1.PodRunning, true)); err != nil {
-		t.Fatal(err)
-	}
-	ni.AddPod(makePod("other", "n", v1.PodRunning, false))
-	ni.Generation = generation
-	check("same key: the memo", 3)
-	c.Invalidate("n")
-	check("after Invalidate", 2)
+	// Same generation, same number of pods, a counted pod swapped for one
+	// that is not, with nothing to tell the cache.
+	forget(counted)
+	other := makePod("other", "n", v1.PodRunning, false)
+	assume(other)
+	check("pod-group cycle, the assumed pod swapped", true, 2)
 
-	c.Invalidate("unknown") // no slot: nothing to do, nothing created
+	forget(other)
+	check("pod-group cycle, nothing assumed", true, 2)
+	check("regular cycle", false, 2)
+
+	// With no memo of this generation from a regular cycle: the pod-group
+	// cycle's memo compares every pod.
+	ni.AddPod(makePod("c", "n", v1.PodRunning, false))
+	assume(counted)
+	check("new generation, first seen in a pod-group cycle", true, 3)
+	forget(counted)
+	assume(other)
+	check("and swapped", true, 2)
+	forget(other)
+	check("regular cycle after it", false, 2)
+
 	if got := c.Len(); got != 1 {
 		t.Errorf("Len = %d, want 1", got)
 	}
 }
 
-// TestPrune checks that memos of NodeInfos the snapshot no longer holds (a
-// deleted node, or a node re-created under its name) go once the cache holds
-// twice the snapshot's nodes plus the slack.
+// TestDryRunClones scores the clones of a preemption dry run and the live
+// NodeInfo afterwards: the memo is the node's, whichever NodeInfo it is.
+func TestDryRunClones(t *testing.T) {
+	logger, _ := ktesting.NewTestContext(t)
+	pods := []*v1.Pod{makePod("a", "n", v1.PodRunning, true), makePod("b", "n", v1.PodRunning, true)}
+	snapshot := cache.NewSnapshot(pods, []*v1.Node{st.MakeNode().Name("n").Obj()})
+	c := New(countedByLabel, snapshot.NodeInfos())
+	count := func(step string, want int) {
+		t.Helper()
+		ni, err := snapshot.NodeInfos().Get("n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Count(ni, true); got != want {
+			t.Errorf("%s: Count = %d, want %d", step, got, want)
+		}
+	}
+	count("live", 2)
+	if err := snapshot.StartMutations(); err != nil {
+		t.Fatal(err)
+	}
+	count("clone", 2)
+	if err := snapshot.RemovePod(logger, pods[0], "n"); err != nil {
+		t.Fatal(err)
+	}
+	count("clone, victim removed", 1)
+	if err := snapshot.EndMutations(); err != nil {
+		t.Fatal(err)
+	}
+	count("live again", 2)
+}
+
+// TestPrune checks that the memos of NodeInfos the snapshot does not hold
+// (deleted nodes, a dry run's clones) are dropped when the index is
+// published, and that those of the snapshot's NodeInfos stay.
 func TestPrune(t *testing.T) {
 	live := []*v1.Node{st.MakeNode().Name("live-0").Obj(), st.MakeNode().Name("live-1").Obj()}
 	snapshot := cache.NewSnapshot(nil, live)
 	c := New(countedByLabel, snapshot.NodeInfos())
-	c.Count(makeNodeInfo("live-0")) // the NodeInfo of an earlier live-0
+	var liveInfos []fwk.NodeInfo
 	for _, n := range live {
 		ni, err := snapshot.NodeInfos().Get(n.Name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.Count(ni)
+		liveInfos = append(liveInfos, ni)
+		c.Count(ni, false)
+		c.Count(ni, false) // seen again: published
 	}
-	limit := 2*len(live) + minPruneSlack
-	for i := 0; c.Len() < limit; i++ {
-		c.Count(makeNodeInfo(fmt.Sprintf("gone-%d", i)))
+	for i := range 5 * minPublish {
+		c.Count(makeNodeInfo(fmt.Sprintf("gone-%d", i)), false)
 	}
-	if got := c.Len(); got != limit {
-		t.Fatalf("Len = %d before the prune, want %d", got, limit)
+	if got, limit := c.Len(), len(live)+minPublish; got >= limit {
+		t.Errorf("Len = %d, want fewer than %d: the gone NodeInfos are dropped when the index is published", got, limit)
 	}
-	c.Count(makeNodeInfo("new")) // one more than the limit: prune, then add
-	if got, want := c.Len(), len(live)+1; got != want {
-		t.Errorf("Len = %d after the prune, want %d (the live nodes and the new one)", got, want)
-	}
-	for _, n := range append(live, st.MakeNode().Name("new").Obj()) {
-		c.mu.RLock()
-		ni, ok := c.byName[n.Name]
-		_, memoized := c.memos[ni]
-		c.mu.RUnlock()
-		if !ok || !memoized {
-			t.Errorf("memo of %s was pruned", n.Name)
+	published := *c.published.Load()
+	for _, ni := range liveInfos {
+		if _, ok := published[ni]; !ok {
+			t.Errorf("memo of %s was pruned", ni.Node().Name)
 		}
 	}
 }
 
 // TestCountConcurrent runs Count from many goroutines, as the scheduler's
-// parallel Score does, with Invalidate from another; run it with -race.
+// parallel Score does, in regular and pod-group cycles; run it with -race.
 func TestCountConcurrent(t *testing.T) {
 	const nodes, workers, rounds = 32, 16, 200
 	c := New(countedByLabel, nil)
@@ -182,18 +233,13 @@ func TestCountConcurrent(t *testing.T) {
 		wg.Go(func() {
 			for r := range rounds {
 				ni := infos[(w*7+r)%nodes]
-				if got, want := c.Count(ni), model(ni); got != want {
+				if got, want := c.Count(ni, r%3 == 0), model(ni); got != want {
 					errs <- fmt.Errorf("%s: Count = %d, want %d", ni.Node().Name, got, want)
 					return
 				}
 			}
 		})
 	}
-	wg.Go(func() {
-		for r := range rounds {
-			c.Invalidate(infos[r%nodes].Node().Name)
-		}
-	})
 	wg.Wait()
 	close(errs)
 	for err := range errs {
