@@ -40,8 +40,10 @@ import (
 var Binaries = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kwok"}
 
 // Controllers are the kube-controller-manager controllers Start runs: those
-// that make and remove workloads' pods, and the garbage collector, namespace
-// and ServiceAccount controllers a user's kubectl apply relies on. Node
+// that make and remove workloads' pods, the pod garbage collector (which
+// deletes the pods of a deleted node, as in a real cluster: no kubelet is
+// left to), and the garbage collector, namespace and ServiceAccount
+// controllers a user's kubectl apply relies on. Node
 // lifecycle is left out (KWOK keeps every node Ready), and so are the token
 // controllers: the ServiceAccount admission plugin is off (see Start).
 var Controllers = []string{
@@ -54,6 +56,7 @@ var Controllers = []string{
 	"cronjob-controller",
 	"ttl-after-finished-controller",
 	"disruption-controller",
+	"pod-garbage-collector-controller",
 	"garbage-collector-controller",
 	"namespace-controller",
 	"serviceaccount-controller",
