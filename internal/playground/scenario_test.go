@@ -73,6 +73,27 @@ func TestDecodeErrors(t *testing.T) {
 		{name: "unknown node", data: node + "objects: [{kind: Pod, metadata: {name: p}, spec: {nodeName: b, containers: [{name: c, image: i}]}}]", want: []string{`objects[0].spec.nodeName: Not found: "b"`}},
 		{name: "unknown scheduler", data: node + "objects: [{kind: Pod, metadata: {name: p}, spec: {schedulerName: other, containers: [{name: c, image: i}]}}]", want: []string{`objects[0].spec.schedulerName: Unsupported value: "other"`}},
 		{name: "negative replicas", data: node + "objects: [{kind: ReplicaSet, metadata: {name: r}, spec: {replicas: -1, template: {spec: {containers: [{name: c, image: i}]}}}}]", want: []string{"objects[0].spec.replicas: Invalid value: -1"}},
+		{name: "namespace with a trailing dash", data: node + "objects: [{kind: Pod, metadata: {name: p, namespace: team-}, spec: {containers: [{name: c, image: i}]}}]",
+			want: []string{`objects[0].metadata.namespace: Invalid value: "team-": a lowercase RFC 1123 label must consist of`}},
+		{name: "namespace with a leading dash", data: node + "objects: [{kind: Service, metadata: {name: s, namespace: -team}, spec: {selector: {app: web}, ports: [{port: 80}]}}]",
+			want: []string{`objects[0].metadata.namespace: Invalid value: "-team"`}},
+		{name: "namespace with a dot", data: node + "objects: [{kind: Pod, metadata: {name: p, namespace: team.a}, spec: {containers: [{name: c, image: i}]}}]",
+			want: []string{`objects[0].metadata.namespace: Invalid value: "team.a"`}},
+		{name: "bound pod namespace with a trailing dash", data: node + "boundPods: [{namespace: team-, name: p, nodeName: a}]",
+			want: []string{`boundPods[0].namespace: Invalid value: "team-"`}},
+		{name: "namespace with inner dashes", data: node + "objects: [{kind: Pod, metadata: {name: p, namespace: team--a}, spec: {containers: [{name: c, image: i}]}}]"},
+		{name: "zero replicas", data: node + "objects:\n" +
+			"- {kind: ReplicaSet, metadata: {name: r}, spec: {replicas: 0, template: {spec: {containers: [{name: c, image: i}]}}}}\n" +
+			"- {kind: Deployment, metadata: {name: d}, spec: {replicas: 0, template: {spec: {containers: [{name: c, image: i}]}}}}\n" +
+			"- {kind: StatefulSet, metadata: {name: s}, spec: {replicas: 0, template: {spec: {containers: [{name: c, image: i}]}}}}\n" +
+			"- {kind: Job, metadata: {name: j}, spec: {parallelism: 0, template: {spec: {restartPolicy: Never, containers: [{name: c, image: i}]}}}}\n" +
+			"steps: [{scale: {kind: Deployment, name: d, replicas: 0}}]"},
+		{name: "largest replicas", data: node + "objects: [{kind: ReplicaSet, metadata: {name: r}, spec: {replicas: 10000, template: {spec: {containers: [{name: c, image: i}]}}}}]"},
+		{name: "replicas one over", data: node + "objects: [{kind: ReplicaSet, metadata: {name: r}, spec: {replicas: 10001, template: {spec: {containers: [{name: c, image: i}]}}}}]",
+			want: []string{"objects[0].spec.replicas: Invalid value: 10001: must be at least 0 and at most 10000"}},
+		{name: "zero replicas count no pods", data: node + "objects:\n" +
+			"- {kind: ReplicaSet, metadata: {name: r}, spec: {replicas: 10000, template: {spec: {containers: [{name: c, image: i}]}}}}\n" +
+			"- {kind: ReplicaSet, metadata: {name: z}, spec: {replicas: 0, template: {spec: {containers: [{name: c, image: i}]}}}}\n"},
 		{name: "malformed YAML", data: "nodes: [", want: []string{"s.yaml: "}},
 	}
 	for _, tt := range tests {

@@ -241,13 +241,19 @@ func settle(kind string, obj metav1.Object, owned []*corev1.Pod) workloadState {
 }
 
 // settleJob: a Job is settled once it finished, or when every pod it runs
-// is unschedulable (it will not finish then).
+// is unschedulable (it will not finish then), or when it runs no pod
+// (parallelism 0, suspended: like zero replicas) and none is left.
 func settleJob(job *batchv1.Job, s workloadState) workloadState {
 	for _, c := range job.Status.Conditions {
 		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
 			s.Settled = true
 			return s
 		}
+	}
+	if ptr.Deref(job.Spec.Parallelism, 1) == 0 || ptr.Deref(job.Spec.Suspend, false) {
+		s.Settled = len(s.Pods) == 0
+		s.Wants = "no pods: it runs none"
+		return s
 	}
 	active := 0
 	for _, p := range s.Pods {

@@ -52,6 +52,12 @@ func TestSettle(t *testing.T) {
 		}
 		return d
 	}
+	sts0 := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Generation: 1}, Spec: appsv1.StatefulSetSpec{Replicas: ptr.To[int32](0)},
+		Status: appsv1.StatefulSetStatus{ObservedGeneration: 1}}
+	deploy0 := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Generation: 1}, Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](0)},
+		Status: appsv1.DeploymentStatus{ObservedGeneration: 1}}
+	paused := &batchv1.Job{Spec: batchv1.JobSpec{Parallelism: ptr.To[int32](0)}}
+	suspended := &batchv1.Job{Spec: batchv1.JobSpec{Suspend: ptr.To(true)}}
 	job := func(cond batchv1.JobConditionType) *batchv1.Job {
 		j := &batchv1.Job{}
 		if cond != "" {
@@ -87,6 +93,14 @@ func TestSettle(t *testing.T) {
 		{"job running", "Job", job(""), []*corev1.Pod{succeeded, bound}, false, 2},
 		{"job stuck", "Job", job(""), []*corev1.Pod{succeeded, unsched}, true, 2},
 		{"job starting", "Job", job(""), nil, false, 0},
+		{"zero replicas", "ReplicaSet", rs(0, true), nil, true, 0},
+		{"zero replicas, change not observed", "ReplicaSet", rs(0, false), nil, false, 0},
+		{"zero replicas, one left", "ReplicaSet", rs(0, true), []*corev1.Pod{bound}, false, 1},
+		{"zero replicas, one being deleted", "ReplicaSet", rs(0, true), []*corev1.Pod{deleting}, false, 0},
+		{"deployment of zero replicas", "Deployment", deploy0, nil, true, 0},
+		{"statefulset of zero replicas", "StatefulSet", sts0, nil, true, 0},
+		{"job of parallelism 0", "Job", paused, nil, true, 0},
+		{"suspended job", "Job", suspended, nil, true, 0},
 		{"gone, pods left", "Deployment", nil, []*corev1.Pod{deleting}, false, 0},
 		{"gone", "Deployment", nil, nil, true, 0},
 	}
