@@ -17,6 +17,7 @@ limitations under the License.
 package maintenancewindow
 
 import (
+	"context"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
@@ -24,8 +25,10 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/parallelize"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/feature"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodeaffinity"
+	"k8s.io/kubernetes/pkg/scheduler/metrics"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 )
 
@@ -85,6 +88,62 @@ func BenchmarkFilter(b *testing.B) {
 		na := p.(fwk.FilterPlugin)
 		run(b, func(ni fwk.NodeInfo) *fwk.Status { return na.Filter(ctx, state, pod, ni) }, nodes)
 	})
+}
+
+// BenchmarkFilterRejection is Filter's rejection path per node, on 100
+// nodes all in an open window, one scheduling cycle per iteration.
+// retries=off is Filter as it was before it planned retries (the same code
+// with the retry queue off); retries=on adds a CycleState and PreFilter per
+// cycle, the atomic min per rejection and one lock per cycle; state=none is
+// a filter-only profile, where every rejection takes the lock. Parallel runs
+// the nodes on the scheduler's 16 goroutines.
+func BenchmarkFilterRejection(b *testing.B) {
+	metrics.Register()          // the parallelizer reports to the scheduler's metrics
+	ctx := context.Background() // no per-plan log lines in the loop
+	nodes := benchNodes(100, interval(-1, 1000))
+	pod := pendingPod("p")
+	for _, c := range []struct {
+		name               string
+		retries, preFilter bool
+	}{
+		{name: "retries=off", retries: false, preFilter: true},
+		{name: "retries=on", retries: true, preFilter: true},
+		{name: "retries=on/state=none", retries: true, preFilter: false},
+	} {
+		for _, parallel := range []bool{false, true} {
+			name := c.name
+			if parallel {
+				name += "/parallel=16"
+			}
+			b.Run(name, func(b *testing.B) {
+				pl, _, h := newPlugin(b, defaultArgs(nil))
+				h.addPod(b, pod)
+				if !c.retries {
+					pl.retries = nil
+				}
+				p := parallelize.NewParallelizer(16)
+				b.ReportAllocs()
+				for b.Loop() {
+					var state fwk.CycleState
+					if c.preFilter {
+						state = framework.NewCycleState()
+						pl.PreFilter(ctx, state, pod, nil)
+					}
+					if parallel {
+						p.Until(ctx, len(nodes), func(i int) { pl.Filter(ctx, state, pod, nodes[i]) }, "Filter")
+						continue
+					}
+					for _, ni := range nodes {
+						pl.Filter(ctx, state, pod, ni)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(nodes)), "ns/node")
+				if c.retries && pl.pendingRetries() != 1 {
+					b.Fatalf("%d retries planned, want 1", pl.pendingRetries())
+				}
+			})
+		}
+	}
 }
 
 // BenchmarkScore is MaintenanceWindow's Score per node with a far window.

@@ -16,6 +16,11 @@ limitations under the License.
 
 package maintenancewindow
 
+import (
+	"testing"
+	"time"
+)
+
 // closed is returned for a plugin without retries.
 var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
@@ -25,4 +30,18 @@ func retriesDone(pl *MaintenanceWindow) <-chan struct{} {
 		return closed
 	}
 	return pl.retries.done
+}
+
+// waitArmed waits until the retries' timer is set for at. Moving the fake
+// clock before then would push the timer back by as much.
+func waitArmed(t testing.TB, pl *MaintenanceWindow, at time.Time) {
+	t.Helper()
+	armed := func() bool {
+		pl.retries.mu.Lock()
+		defer pl.retries.mu.Unlock()
+		return pl.retries.armedFor.Equal(at)
+	}
+	if err := waitFor(armed); err != nil {
+		t.Fatalf("the retry timer was never set for %s", at.UTC().Format(time.RFC3339))
+	}
 }

@@ -415,11 +415,11 @@ func TestQueueingHint(t *testing.T) {
 // waitFor polls cond for up to 10 seconds: the retries and the informer run
 // on goroutines of their own.
 func waitFor(cond func() bool) error {
-	for range 1000 {
+	for range 10000 {
 		if cond() {
 			return nil
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(time.Millisecond)
 	}
 	return context.DeadlineExceeded
 }

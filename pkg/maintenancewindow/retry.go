@@ -59,6 +59,10 @@ type retryQueue struct {
 	wake chan struct{}
 	// done is closed when run has returned.
 	done chan struct{}
+	// armedFor is the time the timer was set for, zero while run works out
+	// the next one. Tests wait for it before they move the fake clock, which
+	// would otherwise move the timer too: the timer is set relative to now.
+	armedFor time.Time
 }
 
 type retryEntry struct {
@@ -214,33 +218,35 @@ func (q *retryQueue) run(ctx context.Context) {
 	logger := klog.FromContext(ctx)
 	for {
 		q.mu.Lock()
-		var wait time.Duration
+		q.armedFor = time.Time{}
+		var next time.Time
 		var due map[string]*v1.Pod
+		now := q.clock.Now()
+		for len(q.h) > 0 && !q.h[0].at.After(now) {
+			e := heap.Pop(&q.h).(*retryEntry)
+			delete(q.byUID, e.pod.UID)
+			if due == nil {
+				due = map[string]*v1.Pod{}
+			}
+			due[e.pod.Namespace+"/"+e.pod.Name] = e.pod
+		}
 		if len(q.h) > 0 {
-			now := q.clock.Now()
-			for len(q.h) > 0 && !q.h[0].at.After(now) {
-				e := heap.Pop(&q.h).(*retryEntry)
-				delete(q.byUID, e.pod.UID)
-				if due == nil {
-					due = map[string]*v1.Pod{}
-				}
-				due[e.pod.Namespace+"/"+e.pod.Name] = e.pod
-			}
-			if len(q.h) > 0 {
-				wait = q.h[0].at.Sub(now)
-			}
+			next = q.h[0].at
 		}
 		q.mu.Unlock()
-		if len(due) > 0 && ctx.Err() == nil {
-			logger.V(4).Info("Maintenance window ended, retrying pods", "pods", len(due))
-			q.activate(logger, due)
-		}
 
 		var timer clock.Timer
 		var fired <-chan time.Time
-		if wait > 0 {
-			timer = q.clock.NewTimer(wait)
+		if !next.IsZero() {
+			timer = q.clock.NewTimer(next.Sub(now))
 			fired = timer.C()
+			q.mu.Lock()
+			q.armedFor = next
+			q.mu.Unlock()
+		}
+		if len(due) > 0 && ctx.Err() == nil {
+			logger.V(4).Info("Maintenance window ended, retrying pods", "pods", len(due))
+			q.activate(logger, due)
 		}
 		select {
 		case <-ctx.Done():

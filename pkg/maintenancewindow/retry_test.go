@@ -19,6 +19,7 @@ package maintenancewindow
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -32,6 +33,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework/parallelize"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/defaultbinder"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/queuesort"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
@@ -131,6 +133,7 @@ func TestRetryAtWindowEnd(t *testing.T) {
 			if statuses.Len() != len(tc.nodes) {
 				t.Fatalf("%d nodes rejected, want %d", statuses.Len(), len(tc.nodes))
 			}
+			waitArmed(t, pl, now.Add(tc.end))
 			clk.Step(tc.beforePostFilter)
 			if !state.IsPodGroupSchedulingCycle() {
 				if _, status := pl.PostFilter(ctx, state, pod, statuses); status.Code() != fwk.Unschedulable {
@@ -249,10 +252,14 @@ func TestOneTimerForManyPods(t *testing.T) {
 	if got := pl.pendingRetries(); got != n {
 		t.Fatalf("%d retries planned, want %d", got, n)
 	}
-	if err := waitFor(func() bool { return clk.Waiters() == 1 }); err != nil {
-		t.Fatalf("%d timers for %d pods, want 1", clk.Waiters(), n)
+	waitArmed(t, pl, now.Add(time.Minute))
+	if got := clk.Waiters(); got != 1 {
+		t.Fatalf("%d timers for %d pods, want 1", got, n)
 	}
 	for _, step := range []int{n / 2, n} {
+		if step == n {
+			waitArmed(t, pl, now.Add(time.Duration(n/2+1)*time.Minute))
+		}
 		clk.SetTime(now.Add(time.Duration(step) * time.Minute))
 		if err := waitFor(func() bool { return len(h.activations()) == step }); err != nil {
 			t.Fatalf("after %d minutes, %d pods activated, want %d", step, len(h.activations()), step)
@@ -353,11 +360,50 @@ func TestPodGroupRetryInFramework(t *testing.T) {
 			t.Fatalf("Filter(%s): got %v, want UnschedulableAndUnresolvable", ni.Node().Name, status)
 		}
 	}
+	waitArmed(t, pl, now.Add(time.Hour))
 	clk.Step(time.Hour)
 	if err := waitFor(func() bool { return len(activator.activations()) > 0 }); err != nil {
 		t.Fatal("the pod-group member was not activated when its window ended")
 	}
 	if diff := cmp.Diff([]string{"default/member-0"}, activator.activations()); diff != "" {
+		t.Errorf("activated (-want +got):\n%s", diff)
+	}
+}
+
+// TestParallelFilterPlansTheEarliestEnd runs Filter for one cycle on the
+// scheduler's 16 goroutines over nodes whose windows end one minute apart,
+// in shuffled order: the retry comes at the earliest end, once.
+func TestParallelFilterPlansTheEarliestEnd(t *testing.T) {
+	metrics.Register()
+	_, ctx := ktesting.NewTestContext(t)
+	const n = 64
+	nodes := make([]*v1.Node, n)
+	for i, minutes := range rand.New(rand.NewPCG(1, 2)).Perm(n) {
+		nodes[i] = node(fmt.Sprintf("n%02d", i), interval(-1, float64(minutes+1)/60))
+	}
+	pl, clk, h := newPlugin(t, defaultArgs(nil), nodes...)
+	pod := pendingPod("p")
+	h.addPod(t, pod)
+	state := framework.NewCycleState()
+	pl.PreFilter(ctx, state, pod, nil)
+	parallelize.NewParallelizer(16).Until(ctx, n, func(i int) {
+		if pl.Filter(ctx, state, pod, nodeInfo(nodes[i])).IsSuccess() {
+			t.Errorf("node %s passed", nodes[i].Name)
+		}
+	}, "Filter")
+	if got := pl.pendingRetries(); got != 1 {
+		t.Fatalf("%d retries planned, want 1", got)
+	}
+	waitArmed(t, pl, now.Add(time.Minute))
+	clk.Step(59 * time.Second)
+	if got := h.activations(); len(got) != 0 {
+		t.Fatalf("activated before the earliest window ended: %v", got)
+	}
+	clk.Step(time.Second)
+	if err := waitFor(func() bool { return len(h.activations()) > 0 }); err != nil {
+		t.Fatal("the pod was not activated when the earliest window ended")
+	}
+	if diff := cmp.Diff([]string{"default/p"}, h.activations()); diff != "" {
 		t.Errorf("activated (-want +got):\n%s", diff)
 	}
 }
