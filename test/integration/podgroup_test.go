@@ -279,6 +279,18 @@ func TestPodGroupMaintenanceWindowEndRetriesGang(t *testing.T) {
 	runWindowEndGang(t, "pgw", maintenanceConfig(1, ""), 60*time.Second)
 }
 
+// TestPodGroupMaintenanceWindowEndBeatsBackoff is
+// TestPodGroupMaintenanceWindowEndRetriesGang with a backoff of 30 s, longer
+// than the window has left: only a retry at the window's end (the plugin
+// activating the gang's members, as it does for single pods) binds the gang
+// within a few seconds of it. In a pod-group cycle the per-pod PostFilter
+// does not run, so the retry cannot be armed there.
+func TestPodGroupMaintenanceWindowEndBeatsBackoff(t *testing.T) {
+	config := strings.Replace(maintenanceConfig(1, ""), "kind: KubeSchedulerConfiguration\n",
+		"kind: KubeSchedulerConfiguration\npodInitialBackoffSeconds: 30\npodMaxBackoffSeconds: 30\n", 1)
+	runWindowEndGang(t, "pgwb", config, 10*time.Second)
+}
+
 // runWindowEndGang puts two nodes, <p>-1 and <p>-2, in a window that ends a
 // few seconds from now, starts a scheduler from config, creates a gang of 3,
 // checks that the window rejects it, and that it is bound at most allowed
@@ -292,7 +304,10 @@ func runWindowEndGang(t *testing.T, p, config string, allowed time.Duration) {
 	for _, n := range nodes {
 		tc.annotateNode(n, time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)+"/"+end.Format(time.RFC3339))
 	}
-	requireGangScheduling(t, tc.startScheduler(config))
+	sched := tc.startScheduler(config)
+	requireGangScheduling(t, sched)
+	cc := sched.Config.ComponentConfig
+	t.Logf("backoff %d s doubling to %d s", cc.PodInitialBackoffSeconds, cc.PodMaxBackoffSeconds)
 	pods := tc.createGang(gang{name: "gang", size: 3})
 	tc.waitFailedSchedulingContaining("maintenance window until " + end.Format(time.RFC3339))
 	if time.Now().After(end) {
