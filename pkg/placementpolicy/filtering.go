@@ -28,23 +28,25 @@ import (
 // stateKey is where PreFilter leaves the pod's rules for Filter and PreScore.
 const stateKey fwk.StateKey = Name
 
-// skip is the status of a pod no rule applies to. It is shared: the framework
-// only reads a Skip status, and the no-rule path must not allocate.
-var skip = fwk.NewStatus(fwk.Skip)
-
 // PreFilter finds the rules that apply to the pod, once per cycle. Without a
 // Require rule, Filter has nothing to do: it returns Skip.
 func (pl *PlacementPolicy) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	if !pl.gate.mayApply(pod) {
+		if pl.stopped.Load() != pod {
+			pl.stopped.Store(pod)
+		}
+		return nil, &pl.skip
+	}
 	s, err := pl.rulesFor(pod)
 	if err != nil {
 		return nil, fwk.AsStatus(err)
 	}
 	if s.empty() {
-		return nil, skip
+		return nil, &pl.skip
 	}
 	state.Write(stateKey, s)
 	if len(s.required) == 0 {
-		return nil, skip
+		return nil, &pl.skip
 	}
 	if logger := klog.FromContext(ctx).V(5); logger.Enabled() {
 		logger.Info("Placement rules apply", "pod", klog.KObj(pod), "rules", s)
@@ -82,7 +84,7 @@ func (pl *PlacementPolicy) Filter(_ context.Context, state fwk.CycleState, pod *
 func (pl *PlacementPolicy) cycleRules(state fwk.CycleState, pod *v1.Pod) (*podRules, error) {
 	// A pod the gate stops has no rules: do not look it up in the cycle
 	// state, whose lookup costs more than the gate.
-	if !pl.gate.mayApply(pod) {
+	if pl.stopped.Load() == pod || !pl.gate.mayApply(pod) {
 		return nil, nil
 	}
 	if state != nil {

@@ -41,13 +41,25 @@ type gate struct {
 	// labels (a rule with neither namespaces nor a podSelector that
 	// requires a key).
 	open bool
-	// namespaces and keys are packed into one slice (namespaces first) over
-	// one string buffer; the sets replace them when there are many.
+	// nsLens and keyLens have bit lenBit(n) set when a namespace, or a key,
+	// is n bytes long: most pods fail the gate on these masks alone, which
+	// live in the plugin's first cache line, without reading a string.
+	nsLens, keyLens uint64
+	lists           *gateLists
+}
+
+// gateLists are the namespaces and keys themselves, for the pods whose
+// namespace or label keys have a length the masks hold.
+type gateLists struct {
+	// strs holds the namespaces, then the keys, over one string buffer;
+	// the sets replace them when there are many.
 	strs         []string
 	nNamespaces  int
 	namespaceSet sets.Set[string]
 	keySet       sets.Set[string]
 }
+
+func lenBit(n int) uint64 { return 1 << min(n, 63) }
 
 // shortList is how many strings a linear scan compares before a set lookup
 // is cheaper: a scan of packed strings compares lengths first.
@@ -66,6 +78,7 @@ func newGate(rules []*rule) gate {
 	var namespaces, keys []string
 	seenNS, seenKey := sets.New[string](), sets.New[string]()
 	var g gate
+	lists := &gateLists{}
 	for _, r := range rules {
 		if r.namespaces != nil {
 			for ns := range r.namespaces {
@@ -96,14 +109,21 @@ func newGate(rules []*rule) gate {
 			keys = append(keys, key)
 		}
 	}
+	for _, ns := range namespaces {
+		g.nsLens |= lenBit(len(ns))
+	}
+	for _, k := range keys {
+		g.keyLens |= lenBit(len(k))
+	}
 	if len(namespaces) > shortList {
-		g.namespaceSet = seenNS
+		lists.namespaceSet = seenNS
 	}
 	if len(keys) > shortList {
-		g.keySet = seenKey
+		lists.keySet = seenKey
 	}
-	g.nNamespaces = len(namespaces)
-	g.strs = pack(append(namespaces, keys...))
+	lists.nNamespaces = len(namespaces)
+	lists.strs = pack(append(namespaces, keys...))
+	g.lists = lists
 	return g
 }
 
@@ -125,38 +145,40 @@ func (g *gate) mayApply(pod *v1.Pod) bool {
 	if g.open {
 		return true
 	}
-	if g.namespaceSet != nil {
-		if g.namespaceSet.Has(pod.Namespace) {
+	if g.nsLens&lenBit(len(pod.Namespace)) != 0 && g.lists.hasNamespace(pod.Namespace) {
+		return true
+	}
+	if g.keyLens == 0 {
+		return false
+	}
+	// The pod's labels are in cache, the framework has just read them:
+	// iterating them is cheaper than hashing the gate's keys.
+	for k := range pod.Labels {
+		if g.keyLens&lenBit(len(k)) != 0 && g.lists.hasKey(k) {
 			return true
 		}
-	} else {
-		for _, ns := range g.strs[:g.nNamespaces] {
-			if ns == pod.Namespace {
-				return true
-			}
+	}
+	return false
+}
+
+func (l *gateLists) hasNamespace(ns string) bool {
+	if l.namespaceSet != nil {
+		return l.namespaceSet.Has(ns)
+	}
+	for _, s := range l.strs[:l.nNamespaces] {
+		if s == ns {
+			return true
 		}
 	}
-	if len(pod.Labels) == 0 {
-		return false
+	return false
+}
+
+func (l *gateLists) hasKey(k string) bool {
+	if l.keySet != nil {
+		return l.keySet.Has(k)
 	}
-	if g.keySet != nil {
-		if len(pod.Labels) < len(g.keySet) {
-			for k := range pod.Labels {
-				if g.keySet.Has(k) {
-					return true
-				}
-			}
-			return false
-		}
-		for k := range g.keySet {
-			if _, ok := pod.Labels[k]; ok {
-				return true
-			}
-		}
-		return false
-	}
-	for _, k := range g.strs[g.nNamespaces:] {
-		if _, ok := pod.Labels[k]; ok {
+	for _, s := range l.strs[l.nNamespaces:] {
+		if s == k {
 			return true
 		}
 	}

@@ -24,6 +24,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/klog/v2/ktesting"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
@@ -49,6 +51,8 @@ func TestGate(t *testing.T) {
 		st.MakePod().Name("cache").Namespace("default").Label("tier", "cache").Obj(),
 		st.MakePod().Name("payments").Namespace("payments").Obj(),
 		st.MakePod().Name("gpu").Namespace("ml").Label("accelerator", "gpu").Label("gen", "5").Obj(),
+		// The lengths of payments and tier: the masks pass it, the lists stop it.
+		st.MakePod().Name("same-length").Namespace("paymentx").Label("tiex", "db").Obj(),
 	}
 	nsLabels := []labels.Set{nil, {"data-residency": "eu"}}
 	// many lists more namespaces and keys than a linear scan handles.
@@ -66,7 +70,7 @@ func TestGate(t *testing.T) {
 		open  bool
 		stops []string // the pods the gate must stop
 	}{
-		{name: "no rules", stops: []string{"plain", "web", "db", "cache", "payments", "gpu"}},
+		{name: "no rules", stops: []string{"plain", "web", "db", "cache", "payments", "gpu", "same-length"}},
 		{name: "the issue's rules", rules: testRules(), open: true},
 		{
 			name: "namespaces and matchLabels",
@@ -74,7 +78,7 @@ func TestGate(t *testing.T) {
 				rule("payments", func(r *config.PlacementRule) { r.Namespaces = []string{"payments"} }),
 				rule("db", func(r *config.PlacementRule) { r.PodSelector = selector("tier", "db") }),
 			},
-			stops: []string{"plain", "web", "gpu"},
+			stops: []string{"plain", "web", "gpu", "same-length"},
 		},
 		{
 			name: "operators that need the key",
@@ -82,7 +86,7 @@ func TestGate(t *testing.T) {
 				rule("in", func(r *config.PlacementRule) { r.PodSelector = expr("tier", metav1.LabelSelectorOpIn, "db") }),
 				rule("exists", func(r *config.PlacementRule) { r.PodSelector = expr("accelerator", metav1.LabelSelectorOpExists) }),
 			},
-			stops: []string{"plain", "web", "payments"},
+			stops: []string{"plain", "web", "payments", "same-length"},
 		},
 		{
 			name:  "NotIn matches pods without the key",
@@ -102,7 +106,7 @@ func TestGate(t *testing.T) {
 				r.PodSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "db"},
 					MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "x", Operator: metav1.LabelSelectorOpDoesNotExist}}}
 			})},
-			stops: []string{"plain", "web", "payments", "gpu"},
+			stops: []string{"plain", "web", "payments", "gpu", "same-length"},
 		},
 		{name: "an empty podSelector selects every pod", rules: []config.PlacementRule{rule("all", func(r *config.PlacementRule) { r.PodSelector = &metav1.LabelSelector{} })}, open: true},
 		{
@@ -116,9 +120,9 @@ func TestGate(t *testing.T) {
 				r.NamespaceSelector = selector("data-residency", "eu")
 				r.PodSelector = selector("tier", "db")
 			})},
-			stops: []string{"plain", "web", "payments", "gpu"},
+			stops: []string{"plain", "web", "payments", "gpu", "same-length"},
 		},
-		{name: "many namespaces and keys: sets", rules: many, stops: []string{"plain", "web", "gpu"}},
+		{name: "many namespaces and keys: sets", rules: many, stops: []string{"plain", "web", "gpu", "same-length"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -140,6 +144,38 @@ func TestGate(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.stops, stopped); diff != "" {
 				t.Errorf("pods the gate stops (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestStoppedMemo checks that PreScore trusts PreFilter's gate answer for
+// that pod only: another pod, scored right after, gets its own rules.
+func TestStoppedMemo(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	pl := newPlugin(t, testArgs(func(a *config.PlacementPolicyArgs) {
+		a.Rules = []config.PlacementRule{{Name: "batch-prefers-spot", PodSelector: selector("workload", "batch"),
+			NodeSelector: selector("capacity", "spot"), Action: config.PlacementPrefer, Weight: 10}}
+	}))
+	plain := st.MakePod().Name("plain").Namespace("default").Obj()
+	batch := st.MakePod().Name("batch").Namespace("default").Label("workload", "batch").Obj()
+	tests := []struct {
+		name     string
+		filtered *v1.Pod // the pod PreFilter saw last
+		scored   *v1.Pod
+		wantSkip bool
+	}{
+		{name: "the pod the gate stopped", filtered: plain, scored: plain, wantSkip: true},
+		{name: "another pod after a stopped one", filtered: plain, scored: batch, wantSkip: false},
+		{name: "a stopped pod after one with rules", filtered: batch, scored: plain, wantSkip: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pl.PreFilter(ctx, framework.NewCycleState(), plain, nil)
+			state := framework.NewCycleState()
+			pl.PreFilter(ctx, state, tc.filtered, nil)
+			if got := pl.PreScore(ctx, state, tc.scored, nil).IsSkip(); got != tc.wantSkip {
+				t.Errorf("PreScore(%s) skipped = %v, want %v", tc.scored.Name, got, tc.wantSkip)
 			}
 		})
 	}

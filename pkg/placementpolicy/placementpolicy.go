@@ -24,6 +24,7 @@ package placementpolicy
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -45,8 +46,20 @@ const Name = config.PlacementPolicyName
 
 // PlacementPolicy filters and scores nodes by the placement rules of its args.
 type PlacementPolicy struct {
-	// gate comes first: the no-rule path reads only it and the pod.
-	gate  gate
+	// gate, stopped and skip come first, in one cache line: the no-rule
+	// path reads only them and the pod (see gate).
+	gate gate
+	// stopped is the last pod PreFilter found the gate stops, so that
+	// PreScore of the same cycle answers without reading the pod again. Pod
+	// objects are immutable and the gate reads nothing but the pod, so the
+	// answer holds for that pointer at any time. Only the scheduling
+	// goroutine writes it: SignPod and the queueing hints, which run on the
+	// queue's goroutines, do not, lest this cache line bounce between cores.
+	stopped atomic.Pointer[v1.Pod]
+	// skip is the status of a pod no rule applies to, returned by pointer:
+	// the framework only reads a Skip status, and the no-rule path must not
+	// allocate.
+	skip  fwk.Status
 	rules []*rule
 	// excluded namespaces and DaemonSet pods are exempt from every rule.
 	excluded        sets.Set[string]
@@ -77,6 +90,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		return nil, err
 	}
 	pl := &PlacementPolicy{
+		skip:            *fwk.NewStatus(fwk.Skip),
 		excluded:        sets.New(args.ExcludedNamespaces...),
 		ignoreDaemonSet: args.IgnoreDaemonSetPods,
 	}

@@ -33,7 +33,7 @@ func (pl *PlacementPolicy) PreScore(_ context.Context, state fwk.CycleState, pod
 		return fwk.AsStatus(err)
 	}
 	if s.empty() || len(s.preferred) == 0 {
-		return skip
+		return &pl.skip
 	}
 	return nil
 }
