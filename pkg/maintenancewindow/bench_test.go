@@ -18,7 +18,9 @@ package maintenancewindow
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2/ktesting"
@@ -143,6 +145,55 @@ func BenchmarkFilterRejection(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkFilterRejectionPaired runs the cycles of retries=off and
+// retries=on (see BenchmarkFilterRejection) alternately in one loop, so that
+// a busy machine slows both alike, and reports each one's ns/node and their
+// ratio.
+func BenchmarkFilterRejectionPaired(b *testing.B) {
+	metrics.Register()
+	ctx := context.Background()
+	nodes := benchNodes(100, interval(-1, 1000))
+	pod := pendingPod("p")
+	for _, parallel := range []bool{false, true} {
+		b.Run(fmt.Sprintf("parallel=%v", parallel), func(b *testing.B) {
+			off, _, _ := newPlugin(b, defaultArgs(nil))
+			off.retries = nil
+			on, _, h := newPlugin(b, defaultArgs(nil))
+			h.addPod(b, pod)
+			p := parallelize.NewParallelizer(16)
+			cycle := func(pl *MaintenanceWindow) time.Duration {
+				start := time.Now()
+				state := framework.NewCycleState()
+				pl.PreFilter(ctx, state, pod, nil)
+				if parallel {
+					p.Until(ctx, len(nodes), func(i int) { pl.Filter(ctx, state, pod, nodes[i]) }, "Filter")
+				} else {
+					for _, ni := range nodes {
+						pl.Filter(ctx, state, pod, ni)
+					}
+				}
+				return time.Since(start)
+			}
+			var tOff, tOn time.Duration
+			i := 0
+			for b.Loop() {
+				if i%2 == 0 {
+					tOff += cycle(off)
+					tOn += cycle(on)
+				} else {
+					tOn += cycle(on)
+					tOff += cycle(off)
+				}
+				i++
+			}
+			perNode := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / float64(b.N*len(nodes)) }
+			b.ReportMetric(perNode(tOff), "off-ns/node")
+			b.ReportMetric(perNode(tOn), "on-ns/node")
+			b.ReportMetric(float64(tOn)/float64(tOff), "on/off")
+		})
 	}
 }
 
