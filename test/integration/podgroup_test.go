@@ -317,33 +317,30 @@ func runWindowEndGang(t *testing.T, p, config string, allowed time.Duration) {
 	t.Logf("gang bound %v after its window ended", bound.Sub(end).Round(100*time.Millisecond))
 }
 
-// TestPodGroupScoreOnlySwap runs NodeLessPods at score only, as the
-// tutorial's profile does: no Reserve or Unreserve tells it of the pods a
-// pod-group cycle assumes and reverts. Nodes: <p>-n (pool=n) holds one
-// counted pod of 3 CPUs, <p>-m two counted pods of 0.1 CPU. Gang "reverted"
-// (counted): its first member may only run on <p>-n, its second anywhere,
-// its third nowhere, so each attempt assumes the first on <p>-n, scores
-// <p>-n with it (2 counted, a tie with <p>-m that the emptier <p>-m wins),
-// and reverts both. Gang "swap" (not counted) then puts its first member on
-// <p>-n without scoring (the only node it may use): <p>-n holds as many
-// pods as when it was last scored, with the same generation, but one
-// counted pod fewer. Its second member must see 1 against 2 and go to
-// <p>-n; a count that kept the reverted member sees a tie and sends it to
-// <p>-m.
-func TestPodGroupScoreOnlySwap(t *testing.T) {
-	enablePodGroupScheduling(t)
-	tc := newTestContext(t)
-	const p = "pgs"
-	nodes := tc.createNodes(nodeSpec{name: p + "-n", labels: map[string]string{"pool": "n"}}, nodeSpec{name: p + "-m"})
-	counted := map[string]string{"counted": "yes"}
-	heavy := tc.makePod("existing-heavy")
-	heavy.Labels = counted
-	heavy.Spec.NodeName = p + "-n"
-	heavy.Spec.SchedulerName = "default-scheduler"
-	heavy.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("3")
-	tc.createPod(heavy)
-	tc.createBoundPods(boundPod{node: p + "-m", labels: counted}, boundPod{node: p + "-m", labels: counted})
-	config := fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
+// TestPodGroupSwap checks that NodeLessPods counts a node as it is when a
+// pod-group cycle has reverted a counted pod there and another, not
+// counted, takes its place without the node being scored in between: the
+// node then holds as many pods, with the same generation, as when it was
+// last scored. Nodes: <p>-n (pool=n) holds one counted pod of 3 CPUs, <p>-m
+// two counted pods of 0.1 CPU. Gang "reverted" (counted): its first member
+// may only run on <p>-n, its second anywhere, its third nowhere, so each
+// attempt assumes the first on <p>-n, scores <p>-n with it (2 counted, a
+// tie with <p>-m that the emptier <p>-m wins), and reverts both. Gang
+// "swap" (not counted) then puts its first member on <p>-n without scoring
+// (the only node it may use). Its second member must see 1 against 2 and go
+// to <p>-n; a count that kept the reverted member sees a tie and sends it
+// to <p>-m. Two ways to miss the revert:
+//
+//   - NodeLessPods at score only, as the tutorial's profile has it: no
+//     Reserve or Unreserve tells it of the pods a pod-group cycle assumes
+//     and reverts;
+//   - NodeLessPods at multiPoint after a pod-group preemption dry run, which
+//     scores clones of the NodeInfos: gang "dry-run" (higher priority, not
+//     counted, one member anywhere and one nowhere) runs one before
+//     "reverted" and is deleted.
+func TestPodGroupSwap(t *testing.T) {
+	nodeLessPods := func(plugins string) string {
+		return fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 clientConnection:
   kubeconfig: %q
@@ -352,7 +349,7 @@ leaderElection:
 profiles:
   - schedulerName: %s
     plugins:
-      score:
+      %s:
         enabled:
           - name: NodeLessPods
             weight: 3
@@ -361,31 +358,70 @@ profiles:
         args:
           mode: LeastPods
           podSelector: {matchLabels: {counted: "yes"}}
-`, adminKubeconfig, schedulerName)
-	requireGangScheduling(t, tc.startScheduler(config))
-
+`, adminKubeconfig, schedulerName, plugins)
+	}
 	pinned := func(pool string) func(*v1.Pod) {
 		return func(p *v1.Pod) { p.Spec.NodeSelector = map[string]string{"pool": pool} }
 	}
-	reverted := tc.createGang(gang{name: "reverted", size: 3, mutate: func(pod *v1.Pod) {
-		pod.Labels["counted"] = "yes"
-		switch pod.Name {
-		case "reverted-0":
-			pinned("n")(pod)
-		case "reverted-2":
-			pinned("nowhere")(pod)
-		}
-	}})
-	tc.waitGangUnschedulable("reverted", reverted)
+	tests := []struct {
+		name   string
+		prefix string
+		config string
+		dryRun bool
+	}{
+		{name: "score only", prefix: "pgs", config: nodeLessPods("score")},
+		{name: "after a preemption dry run", prefix: "pgd", config: nodeLessPods("multiPoint"), dryRun: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			enablePodGroupScheduling(t)
+			tc := newTestContext(t)
+			p := tt.prefix
+			nodes := tc.createNodes(nodeSpec{name: p + "-n", labels: map[string]string{"pool": "n"}}, nodeSpec{name: p + "-m"})
+			counted := map[string]string{"counted": "yes"}
+			heavy := tc.makePod("existing-heavy")
+			heavy.Labels = counted
+			heavy.Spec.NodeName = p + "-n"
+			heavy.Spec.SchedulerName = "default-scheduler"
+			heavy.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("3")
+			tc.createPod(heavy)
+			tc.createBoundPods(boundPod{node: p + "-m", labels: counted}, boundPod{node: p + "-m", labels: counted})
+			requireGangScheduling(t, tc.startScheduler(tt.config))
 
-	swap := tc.createGang(gang{name: "swap", size: 2, mutate: func(pod *v1.Pod) {
-		if pod.Name == "swap-0" {
-			pinned("n")(pod)
-		}
-	}})
-	placed := tc.waitScheduled(swap...)
-	if placed["swap-1"] != p+"-n" {
-		t.Errorf("swap-1 landed on %s, want %s-n, which holds 1 counted pod against 2 (placed %v, pods per node %v)",
-			placed["swap-1"], p, placed, tc.podsPerNode(nodes, nil))
+			if tt.dryRun {
+				// Priority above the bound pods': they are candidate
+				// victims, so the dry run runs.
+				dry := tc.createGang(gang{name: "dry-run", size: 2, priority: 100, mutate: func(pod *v1.Pod) {
+					if pod.Name == "dry-run-1" {
+						pinned("nowhere")(pod)
+					}
+				}})
+				t.Logf("gang dry-run: %s", tc.waitGangUnschedulable("dry-run", dry))
+				for _, n := range dry {
+					tc.deletePod(tc.ns, n)
+				}
+			}
+			reverted := tc.createGang(gang{name: "reverted", size: 3, mutate: func(pod *v1.Pod) {
+				pod.Labels["counted"] = "yes"
+				switch pod.Name {
+				case "reverted-0":
+					pinned("n")(pod)
+				case "reverted-2":
+					pinned("nowhere")(pod)
+				}
+			}})
+			tc.waitGangUnschedulable("reverted", reverted)
+
+			swap := tc.createGang(gang{name: "swap", size: 2, mutate: func(pod *v1.Pod) {
+				if pod.Name == "swap-0" {
+					pinned("n")(pod)
+				}
+			}})
+			placed := tc.waitScheduled(swap...)
+			if placed["swap-1"] != p+"-n" {
+				t.Errorf("swap-1 landed on %s, want %s-n, which holds 1 counted pod against 2 (placed %v, pods per node %v)",
+					placed["swap-1"], p, placed, tc.podsPerNode(nodes, nil))
+			}
+		})
 	}
 }
