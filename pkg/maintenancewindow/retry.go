@@ -41,11 +41,14 @@ import (
 //     unbound, when the entry was made: its handler drops the entry when the
 //     pod is bound, ends, or is deleted, so entries never outnumber the
 //     pending pods;
-//   - one goroutine and at most one timer, armed for h[0], serve all pods;
+//   - one goroutine and at most one timer serve all pods: the timer is set
+//     for h[0] (or for an entry dropped since, and then finds nothing due);
 //   - once the scheduler's context is done, nothing is kept or activated.
 type retryQueue struct {
-	clock    clock.WithDelayedExecution
-	activate func(klog.Logger, map[string]*v1.Pod)
+	clock clock.WithDelayedExecution
+	// handle is asked to Activate at the time: the scheduler gives it its
+	// queue only after the plugins are built.
+	handle fwk.Handle
 	// pods is the scheduler's pod informer's store, checked before an entry
 	// is made (see plan).
 	pods cache.Indexer
@@ -105,12 +108,12 @@ func newRetryQueue(ctx context.Context, h fwk.Handle, c clock.WithDelayedExecuti
 	}
 	informer := h.SharedInformerFactory().Core().V1().Pods().Informer()
 	q := &retryQueue{
-		clock:    c,
-		activate: h.Activate,
-		pods:     informer.GetIndexer(),
-		byUID:    map[types.UID]*retryEntry{},
-		wake:     make(chan struct{}, 1),
-		done:     make(chan struct{}),
+		clock:  c,
+		handle: h,
+		pods:   informer.GetIndexer(),
+		byUID:  map[types.UID]*retryEntry{},
+		wake:   make(chan struct{}, 1),
+		done:   make(chan struct{}),
 	}
 	reg, err := informer.AddEventHandlerWithOptions(cache.ResourceEventHandlerFuncs{
 		UpdateFunc: q.onUpdate,
@@ -246,7 +249,7 @@ func (q *retryQueue) run(ctx context.Context) {
 		}
 		if len(due) > 0 && ctx.Err() == nil {
 			logger.V(4).Info("Maintenance window ended, retrying pods", "pods", len(due))
-			q.activate(logger, due)
+			q.handle.Activate(logger, due)
 		}
 		select {
 		case <-ctx.Done():
