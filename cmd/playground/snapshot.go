@@ -114,6 +114,13 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if f.kubeconfig != "" {
 		rules.ExplicitPath = f.kubeconfig
 	}
+	// client-go reads each file whole: refuse /dev/zero or a huge file first.
+	for _, path := range rules.GetLoadingPrecedence() {
+		if err := playground.CheckFileSize(path, playground.MaxKubeconfigBytes, "kubeconfig file"); err != nil {
+			fmt.Fprintf(stderr, "playground snapshot: loading the kubeconfig: %v\n", err)
+			return exitInput
+		}
+	}
 	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.context})
 	restConfig, err := loader.ClientConfig()
 	if err != nil {

@@ -37,6 +37,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/adminsched/scheduler-plugins/internal/localcluster"
+	"github.com/adminsched/scheduler-plugins/internal/playground"
 	"github.com/adminsched/scheduler-plugins/pkg/podowner"
 )
 
@@ -372,6 +373,14 @@ objects:
 }
 
 func TestSnapshotFlags(t *testing.T) {
+	// One byte over the cap, sparse.
+	hugeKubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(hugeKubeconfig, []byte("apiVersion: v1\nkind: Config\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(hugeKubeconfig, playground.MaxKubeconfigBytes+1); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		args []string
 		want string
@@ -381,6 +390,8 @@ func TestSnapshotFlags(t *testing.T) {
 		{[]string{"--page-size", "0"}, "--page-size must be at least 1"},
 		{[]string{"extra"}, "unexpected arguments"},
 		{[]string{"--kubeconfig", "/nonexistent/kubeconfig"}, "loading the kubeconfig"},
+		{[]string{"--kubeconfig", "/dev/zero"}, "loading the kubeconfig: /dev/zero is a device, not a regular file: a kubeconfig file must be a file"},
+		{[]string{"--kubeconfig", hugeKubeconfig}, "loading the kubeconfig: " + hugeKubeconfig + " is larger than 16 MiB (16777216 bytes), the most a kubeconfig file may hold"},
 	}
 	for _, tt := range tests {
 		var stdout, stderr syncBuffer

@@ -34,6 +34,10 @@ const (
 	// MaxConfigBytes caps a scheduler config file: 1 MiB is the most a
 	// ConfigMap, where a scheduler's config usually lives, holds.
 	MaxConfigBytes = 1 << 20
+	// MaxKubeconfigBytes caps the kubeconfig files `playground snapshot`
+	// reads: one with the certificates of a hundred clusters embedded is
+	// well under 1 MiB.
+	MaxKubeconfigBytes = 16 << 20
 )
 
 // readFileLimited reads the file at path if it holds at most limit bytes.
@@ -49,19 +53,40 @@ func readFileLimited(path string, limit int64, what string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	tooLarge := fmt.Errorf("%s is larger than %d MiB (%d bytes), the most a %s may hold", path, limit>>20, limit, what)
-	switch {
-	case fi.Mode()&os.ModeDevice != 0:
-		return nil, fmt.Errorf("%s is a device, not a regular file: a %s must be a file", path, what)
-	case fi.Mode().IsRegular() && fi.Size() > limit:
-		return nil, tooLarge
+	if err := checkFileInfo(path, fi, limit, what); err != nil {
+		return nil, err
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if int64(len(data)) > limit {
-		return nil, tooLarge
+		return nil, tooLargeError(path, limit, what)
 	}
 	return data, nil
+}
+
+// CheckFileSize refuses a file that another library will read whole (a
+// kubeconfig, read by client-go): a device, or a regular file of more than
+// limit bytes. A file that does not exist passes: the reader reports it.
+func CheckFileSize(path string, limit int64, what string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	return checkFileInfo(path, fi, limit, what)
+}
+
+func checkFileInfo(path string, fi os.FileInfo, limit int64, what string) error {
+	switch {
+	case fi.Mode()&os.ModeDevice != 0:
+		return fmt.Errorf("%s is a device, not a regular file: a %s must be a file", path, what)
+	case fi.Mode().IsRegular() && fi.Size() > limit:
+		return tooLargeError(path, limit, what)
+	}
+	return nil
+}
+
+func tooLargeError(path string, limit int64, what string) error {
+	return fmt.Errorf("%s is larger than %d MiB (%d bytes), the most a %s may hold", path, limit>>20, limit, what)
 }
