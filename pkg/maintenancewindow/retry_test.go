@@ -407,3 +407,31 @@ func TestParallelFilterPlansTheEarliestEnd(t *testing.T) {
 		t.Errorf("activated (-want +got):\n%s", diff)
 	}
 }
+
+// TestRejectionAllocatesNoMore checks that planning retries adds no
+// allocation to Filter's rejection path once the cycle has planned one.
+func TestRejectionAllocatesNoMore(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	n := node("a", interval(-1, 1))
+	ni := nodeInfo(n)
+	pod := pendingPod("p")
+	allocs := map[string]float64{}
+	for _, retries := range []bool{false, true} {
+		pl, _, h := newPlugin(t, defaultArgs(nil), n)
+		h.addPod(t, pod)
+		if !retries {
+			pl.retries = nil
+		}
+		state := framework.NewCycleState()
+		pl.PreFilter(ctx, state, pod, nil)
+		pl.Filter(ctx, state, pod, ni)
+		allocs[fmt.Sprintf("retries=%v", retries)] = testing.AllocsPerRun(100, func() {
+			if pl.Filter(ctx, state, pod, ni).IsSuccess() {
+				t.Fatal("node in a window passed")
+			}
+		})
+	}
+	if diff := cmp.Diff(allocs["retries=false"], allocs["retries=true"]); diff != "" {
+		t.Errorf("allocations per rejection (-without retries +with):\n%s", diff)
+	}
+}
