@@ -318,3 +318,30 @@ func TestSnapshotAnnotationRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+// TestSnapshotYAML11Words: a snapshot quotes the values that YAML 1.1 reads
+// as booleans (a node named n, a label gpu=yes), so that its replay is not
+// refused and keeps them as strings.
+func TestSnapshotYAML11Words(t *testing.T) {
+	labels := map[string]string{}
+	for w := range yaml11Booleans {
+		labels["example.com/"+strings.ToLower(w)+fmt.Sprint(len(labels))] = w
+	}
+	labels["on"] = "off"
+	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: labels}}
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "y", Name: "no", Labels: map[string]string{"gpu": "yes"}}, Spec: corev1.PodSpec{NodeName: "n"}}
+	var file bytes.Buffer
+	if err := WriteSnapshot(&file, &Scenario{Nodes: []NodeSpec{NodeSpecFrom(n)}, BoundPods: []BoundPod{BoundPodFrom(p)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Decode("cluster.yaml", file.Bytes(), nil)
+	if err != nil {
+		t.Fatalf("replaying the snapshot: %v\n%s", err, file.String())
+	}
+	if diff := cmp.Diff(NodeSpecFrom(n), s.Nodes[0]); diff != "" {
+		t.Errorf("node after the round trip (-cluster +replayed):\n%s", diff)
+	}
+	if diff := cmp.Diff(BoundPodFrom(p), s.BoundPods[0]); diff != "" {
+		t.Errorf("bound pod after the round trip (-cluster +replayed):\n%s", diff)
+	}
+}
