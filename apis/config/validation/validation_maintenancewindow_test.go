@@ -77,6 +77,22 @@ func TestValidateMaintenanceWindowArgs(t *testing.T) {
 			wantErrs: field.ErrorList{{Type: field.ErrorTypeInvalid, Field: p + "horizon", BadValue: "87600h0m0s"}},
 		},
 		{
+			// Guards the upper bound's comparison (> a year, not >= a year) for
+			// both durations: exactly a year is allowed.
+			name: "a year exactly is valid",
+			edit: func(a *config.MaintenanceWindowArgs) {
+				a.AvoidWithin.Duration, a.Horizon.Duration = MaxMaintenanceLookahead, MaxMaintenanceLookahead
+			},
+		},
+		{
+			// Guards that avoidWithin, not only horizon, is bounded above.
+			name: "avoidWithin a nanosecond over a year",
+			edit: func(a *config.MaintenanceWindowArgs) {
+				a.AvoidWithin.Duration = MaxMaintenanceLookahead + time.Nanosecond
+			},
+			wantErrs: field.ErrorList{{Type: field.ErrorTypeInvalid, Field: p + "avoidWithin", BadValue: "8760h0m0.000000001s"}},
+		},
+		{
 			name: "invalid exemptPodSelector",
 			edit: func(a *config.MaintenanceWindowArgs) {
 				a.ExemptPodSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: "Near"}}}

@@ -157,6 +157,13 @@ func TestValidatePlacementPolicyArgs(t *testing.T) {
 			wantErrs: nil,
 		},
 		{
+			// Guards the lower bound's comparison (< 1, not <= 1): weight 1 is
+			// the default a Prefer rule gets and must stay valid.
+			name:     "weight at the lower bound",
+			edit:     func(a *config.PlacementPolicyArgs) { a.Rules[1].Weight = MinPlacementWeight },
+			wantErrs: nil,
+		},
+		{
 			name:     "duplicate excluded namespace",
 			edit:     func(a *config.PlacementPolicyArgs) { a.ExcludedNamespaces = []string{"kube-system", "kube-system"} },
 			wantErrs: field.ErrorList{{Type: field.ErrorTypeDuplicate, Field: "profiles[0].pluginConfig[0].args.excludedNamespaces[1]", BadValue: "kube-system"}},
