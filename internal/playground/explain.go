@@ -311,10 +311,15 @@ func WriteCompareExplainText(w io.Writer, runs []Run) error {
 	if _, err := fmt.Fprintln(w, explainLegend); err != nil {
 		return err
 	}
-	for j, p := range runs[0].Result.Pods {
-		fmt.Fprintf(w, "\n%s/%s\n", p.Namespace, p.Name)
+	// Rows as in WriteCompareText: every pod of every run, by object.
+	for _, row := range compareRows(runs) {
+		fmt.Fprintf(w, "\n%s\n", row.label)
 		for i, r := range runs {
-			rp := r.Result.Pods[j]
+			rp := row.pods[i]
+			if rp == nil {
+				fmt.Fprintf(w, "  [%d] %s -> -\n", i+1, r.Config)
+				continue
+			}
 			fmt.Fprintf(w, "  [%d] %s -> %s\n", i+1, r.Config, nodeOrNone(rp.Node))
 			if rp.Explain == nil {
 				continue
