@@ -135,15 +135,35 @@ func newRetryQueue(ctx context.Context, h fwk.Handle, c clock.WithDelayedExecuti
 
 // plan activates pod at the time at, or keeps an earlier retry planned for it.
 func (q *retryQueue) plan(logger klog.Logger, pod *v1.Pod, at time.Time) {
+	switch q.add(pod, at) {
+	case planned:
+		logger.V(4).Info("Pod will be retried when the maintenance window ends", "pod", klog.KObj(pod), "at", at.UTC())
+	case notPending:
+		logger.V(5).Info("Pod is not pending in the pod informer, no retry planned", "pod", klog.KObj(pod))
+	}
+}
+
+// addResult says what add did, for plan to log outside the lock.
+type addResult int
+
+const (
+	planned        addResult = iota // a new entry, or an earlier time
+	earlierPlanned                  // the entry was due as early already
+	notPending                      // the informer holds no such pending pod
+	stoppedAlready                  // the scheduler has stopped
+)
+
+// add is plan under the lock.
+func (q *retryQueue) add(pod *v1.Pod, at time.Time) addResult {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.stopped {
-		return
+		return stoppedAlready
 	}
 	e, ok := q.byUID[pod.UID]
 	switch {
 	case ok && !e.at.After(at):
-		return
+		return earlierPlanned
 	case ok:
 		e.at = at
 		heap.Fix(&q.h, e.index)
@@ -152,20 +172,19 @@ func (q *retryQueue) plan(logger klog.Logger, pod *v1.Pod, at time.Time) {
 		// the handler, so a pod deleted or bound before this check is seen
 		// here, and one deleted or bound after it finds its entry to drop.
 		if !q.pending(pod) {
-			logger.V(5).Info("Pod is not pending in the pod informer, no retry planned", "pod", klog.KObj(pod))
-			return
+			return notPending
 		}
 		e = &retryEntry{pod: pod, at: at}
 		heap.Push(&q.h, e)
 		q.byUID[pod.UID] = e
 	}
-	logger.V(4).Info("Pod will be retried when the maintenance window ends", "pod", klog.KObj(pod), "at", at.UTC())
 	if e.index == 0 {
 		select {
 		case q.wake <- struct{}{}:
 		default:
 		}
 	}
+	return planned
 }
 
 // pending reports whether the informer holds pod, unbound and not finished.
