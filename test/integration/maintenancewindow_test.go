@@ -115,7 +115,7 @@ func TestMaintenanceWindowRemovedLetsPodSchedule(t *testing.T) {
 
 // TestMaintenanceWindowEndRetriesPod measures how long after its window
 // ends a rejected pod is scheduled. No cluster event marks the end; the
-// plugin's PostFilter activates the pod then. Without it the pod would wait
+// plugin activates the pod then (Filter plans it). Without it the pod would wait
 // for the scheduler's unschedulable timeout (5 minutes, checked every 30 s).
 func TestMaintenanceWindowEndRetriesPod(t *testing.T) {
 	tc := newTestContext(t)
