@@ -24,6 +24,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	st "k8s.io/kubernetes/pkg/scheduler/testing"
 )
 
 // TestCountLooksAtFewPods checks that the memo saves work, which the
@@ -134,5 +136,63 @@ func TestLen(t *testing.T) {
 				t.Errorf("Len = %d, want %d", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestPublishInBatches checks the amortization the slot lookup promises:
+// NodeInfos seen once wait in pending until max(minPublish, published/8) of
+// them have come, then all are published at once. Publishing on every new
+// NodeInfo would copy the index each time (quadratic in the nodes);
+// publishing later would keep more nodes on the locked path.
+func TestPublishInBatches(t *testing.T) {
+	tests := []struct {
+		nodes         int
+		wantPublished int
+	}{
+		{nodes: minPublish - 1, wantPublished: 0},
+		{nodes: minPublish, wantPublished: minPublish},
+		{nodes: minPublish + 1, wantPublished: minPublish},
+		// From 72 published on, a batch is published/8 > minPublish.
+		{nodes: 80, wantPublished: 72},
+		{nodes: 81, wantPublished: 81},
+		{nodes: 100, wantPublished: 91},
+	}
+	for _, tc := range tests {
+		t.Run(fmt.Sprintf("%d nodes", tc.nodes), func(t *testing.T) {
+			c := New(countedByLabel, nil)
+			for i := range tc.nodes {
+				c.Count(makeNodeInfo(fmt.Sprintf("n-%d", i)), false)
+			}
+			if got := len(*c.published.Load()); got != tc.wantPublished {
+				t.Errorf("published %d memos, want %d", got, tc.wantPublished)
+			}
+			if got := c.Len(); got != tc.nodes {
+				t.Errorf("Len = %d, want %d", got, tc.nodes)
+			}
+		})
+	}
+}
+
+// TestPruneReplacedNodeInfo checks that a memo is dropped when the snapshot
+// holds another NodeInfo under the same node name (a dry run's clone, a node
+// re-created under its name), not only when the name is gone: otherwise the
+// memos of replaced NodeInfos would pile up for the scheduler's lifetime.
+func TestPruneReplacedNodeInfo(t *testing.T) {
+	snapshot := cache.NewSnapshot(nil, []*v1.Node{st.MakeNode().Name("n").Obj()})
+	c := New(countedByLabel, snapshot.NodeInfos())
+	live, err := snapshot.NodeInfos().Get("n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	replaced := makeNodeInfo("n") // same name, not the snapshot's NodeInfo
+	c.Count(replaced, false)
+	c.Count(live, false)
+	c.Count(live, false) // seen again: publishes
+	published := *c.published.Load()
+	if _, ok := published[replaced]; ok {
+		t.Error("the memo of a NodeInfo the snapshot replaced was kept")
+	}
+	if _, ok := published[live]; !ok {
+		t.Error("the memo of the snapshot's NodeInfo was dropped")
 	}
 }
