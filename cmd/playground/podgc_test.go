@@ -61,21 +61,21 @@ func TestPodsOfDeletedNodeAreRemoved(t *testing.T) {
 	}
 	createPod("other", "stays")
 	// Only delete the node once KWOK runs its pods, as a real node's would be.
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+	var phases []string
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
 		list, err := client.CoreV1().Pods("default").List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, nil
 		}
-		running := 0
+		phases = nil
 		for _, p := range list.Items {
-			if p.Status.Phase == corev1.PodRunning {
-				running++
-			}
+			phases = append(phases, fmt.Sprintf("%s=%s", p.Name, p.Status.Phase))
 		}
-		return running == 4, nil
+		slices.Sort(phases)
+		return slices.Equal(phases, []string{"other=Running", "ran-0=Running", "ran-1=Running", "ran-2=Running"}), nil
 	})
 	if err != nil {
-		t.Fatalf("KWOK did not start the pods: %v", err)
+		t.Fatalf("KWOK did not start the pods: %v (pods: %v)", err, phases)
 	}
 	if err := client.CoreV1().Nodes().Delete(ctx, "gone", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
