@@ -157,10 +157,11 @@ func TestValidatePlacementPolicyArgs(t *testing.T) {
 			wantErrs: nil,
 		},
 		{
-			// Guards the lower bound's comparison (< 1, not <= 1): weight 1 is
-			// the default a Prefer rule gets and must stay valid.
+			// Guards the lower bound, its comparison (< 1, not <= 1) and its
+			// constant (1, as the message says): weight 1 is the default a
+			// Prefer rule gets and must stay valid.
 			name:     "weight at the lower bound",
-			edit:     func(a *config.PlacementPolicyArgs) { a.Rules[1].Weight = MinPlacementWeight },
+			edit:     func(a *config.PlacementPolicyArgs) { a.Rules[1].Weight = 1 },
 			wantErrs: nil,
 		},
 		{
