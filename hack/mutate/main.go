@@ -31,6 +31,9 @@ limitations under the License.
 //
 //	go run ./hack/mutate -C /tmp/mut -timeout 2m ./pkg/podowner ./apis/config/validation
 //
+// -run limits each run to some tests (go test -run), for packages whose full
+// suite is slow; a survivor must then be checked against the full suite.
+//
 // Each mutant prints as KILLED, LIVED, TIMED OUT or NOT VIABLE (does not
 // build), then one summary line per package.
 package main
@@ -79,6 +82,7 @@ var logFuncs = map[string]bool{"Info": true, "Error": true, "InfoS": true, "Erro
 func main() {
 	dir := flag.String("C", "", "root of the copy of the tree to mutate (required; never the tree others work in)")
 	timeout := flag.Duration("timeout", 2*time.Minute, "per-mutant go test timeout")
+	runTests := flag.String("run", "", "go test -run regexp, to run a package's fast tests only (check the survivors with all of them)")
 	flag.Parse()
 	if *dir == "" || flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: mutate -C <copy of the tree> [-timeout d] ./pkg/...")
@@ -94,7 +98,7 @@ func main() {
 	defer stop()
 	failed := false
 	for _, pkg := range flag.Args() {
-		if err := run(ctx, *dir, pkg, *timeout); err != nil {
+		if err := run(ctx, *dir, pkg, *runTests, *timeout); err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", pkg, err)
 			failed = true
 		}
@@ -104,7 +108,7 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, root, pkg string, timeout time.Duration) error {
+func run(ctx context.Context, root, pkg, runTests string, timeout time.Duration) error {
 	files, err := filepath.Glob(filepath.Join(root, pkg, "*.go"))
 	if err != nil {
 		return err
@@ -126,7 +130,7 @@ func run(ctx context.Context, root, pkg string, timeout time.Duration) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		st, err := try(ctx, root, pkg, m, timeout)
+		st, err := try(ctx, root, pkg, runTests, m, timeout)
 		if err != nil {
 			return err
 		}
@@ -232,7 +236,7 @@ func find(path string) ([]mutant, error) {
 }
 
 // try writes the mutant, runs the package's tests and restores the file.
-func try(ctx context.Context, root, pkg string, m mutant, timeout time.Duration) (st status, err error) {
+func try(ctx context.Context, root, pkg, runTests string, m mutant, timeout time.Duration) (st status, err error) {
 	orig, err := os.ReadFile(m.file)
 	if err != nil {
 		return "", err
@@ -251,7 +255,11 @@ func try(ctx context.Context, root, pkg string, m mutant, timeout time.Duration)
 	// later, also stops a hung build.
 	tctx, cancel := context.WithTimeout(ctx, timeout+30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(tctx, "go", "test", "-count=1", "-failfast", "-timeout", timeout.String(), "./"+strings.TrimPrefix(pkg, "./"))
+	args := []string{"test", "-count=1", "-failfast", "-timeout", timeout.String()}
+	if runTests != "" {
+		args = append(args, "-run", runTests)
+	}
+	cmd := exec.CommandContext(tctx, "go", append(args, "./"+strings.TrimPrefix(pkg, "./"))...)
 	cmd.Dir = root
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
