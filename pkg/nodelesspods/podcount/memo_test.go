@@ -176,7 +176,8 @@ func TestPublishInBatches(t *testing.T) {
 // TestPruneReplacedNodeInfo checks that a memo is dropped when the snapshot
 // holds another NodeInfo under the same node name (a dry run's clone, a node
 // re-created under its name), not only when the name is gone: otherwise the
-// memos of replaced NodeInfos would pile up for the scheduler's lifetime.
+// memos of replaced NodeInfos would pile up for the scheduler's lifetime. A
+// NodeInfo that has lost its node is dropped too.
 func TestPruneReplacedNodeInfo(t *testing.T) {
 	snapshot := cache.NewSnapshot(nil, []*v1.Node{st.MakeNode().Name("n").Obj()})
 	c := New(countedByLabel, snapshot.NodeInfos())
@@ -186,11 +187,18 @@ func TestPruneReplacedNodeInfo(t *testing.T) {
 	}
 	replaced := makeNodeInfo("n") // same name, not the snapshot's NodeInfo
 	c.Count(replaced, false)
+	// A NodeInfo whose node was removed (its pods not yet): Node() is nil.
+	nodeless := makeNodeInfo("m")
+	c.Count(nodeless, false)
+	nodeless.RemoveNode()
 	c.Count(live, false)
 	c.Count(live, false) // seen again: publishes
 	published := *c.published.Load()
 	if _, ok := published[replaced]; ok {
 		t.Error("the memo of a NodeInfo the snapshot replaced was kept")
+	}
+	if _, ok := published[nodeless]; ok {
+		t.Error("the memo of a NodeInfo without a node was kept")
 	}
 	if _, ok := published[live]; !ok {
 		t.Error("the memo of the snapshot's NodeInfo was dropped")
