@@ -95,7 +95,7 @@ func (pl *NodeLessPods) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod
 	// Only pod-group cycles run on a snapshot that may hold assumed pods; a
 	// caller with no state is treated as one, which is always correct.
 	podGroupCycle := state == nil || state.IsPodGroupSchedulingCycle()
-	return pl.load(pl.counts.Count(nodeInfo, podGroupCycle), nodeInfo.GetAllocatable().GetAllowedPodNumber()), nil
+	return pl.load(pl.counts.Count(nodeInfo, podGroupCycle), nodeInfo), nil
 }
 
 // ScoreExtensions returns the plugin itself: it normalizes its loads.

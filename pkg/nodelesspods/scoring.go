@@ -33,11 +33,14 @@ const loadPerFullNode = 1_000_000
 
 // load is the raw score: the count itself, or, relative to capacity, the share
 // of the node's allocatable pods that counted pods take. A node that allows no
-// pods at all is reported full, so it never looks empty.
-func (pl *NodeLessPods) load(count, allocatablePods int) int64 {
+// pods at all is reported full, so it never looks empty. The allocatable
+// pods are read only in relative mode: Score of every node in every cycle
+// should not touch memory it does not need.
+func (pl *NodeLessPods) load(count int, nodeInfo fwk.NodeInfo) int64 {
 	if !pl.relative {
 		return int64(count)
 	}
+	allocatablePods := nodeInfo.GetAllocatable().GetAllowedPodNumber()
 	if allocatablePods <= 0 {
 		return loadPerFullNode
 	}
