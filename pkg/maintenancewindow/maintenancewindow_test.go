@@ -93,6 +93,7 @@ type fakeHandle struct {
 
 	mu        sync.Mutex
 	activated []string
+	empty     int // Activate calls with no pod
 }
 
 func (h *fakeHandle) SnapshotSharedLister() fwk.SharedLister { return h.snapshot }
@@ -102,10 +103,20 @@ func (h *fakeHandle) SharedInformerFactory() informers.SharedInformerFactory { r
 func (h *fakeHandle) Activate(_ klog.Logger, pods map[string]*v1.Pod) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if len(pods) == 0 {
+		h.empty++
+	}
 	for k := range pods {
 		h.activated = append(h.activated, k)
 	}
 	slices.Sort(h.activated)
+}
+
+// emptyActivations returns how many Activate calls had no pod.
+func (h *fakeHandle) emptyActivations() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.empty
 }
 
 func (h *fakeHandle) activations() []string {
@@ -173,6 +184,8 @@ func TestParseWindows(t *testing.T) {
 		wantErr string
 	}{
 		{name: "empty", value: "", want: nil},
+		// Guards the continue on a blank item: parsing goes on after it.
+		{name: "blank items first and between", value: " , ," + interval(3, 4) + ", ," + interval(1, 2), want: []window{{now.Add(time.Hour), now.Add(2 * time.Hour)}, {now.Add(3 * time.Hour), now.Add(4 * time.Hour)}}},
 		{name: "one", value: interval(1, 2), want: []window{{now.Add(time.Hour), now.Add(2 * time.Hour)}}},
 		{
 			name:  "several, unordered, with spaces and an offset",
