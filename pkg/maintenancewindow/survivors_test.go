@@ -20,11 +20,13 @@ package maintenancewindow
 // doc/mutation-testing.md showed untested. Each says what it guards.
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -367,6 +369,33 @@ func TestNormalizeScoreSubSecondHorizon(t *testing.T) {
 			}
 			if scores[0].Score != tc.want {
 				t.Errorf("score %d, want %d", scores[0].Score, tc.want)
+			}
+		})
+	}
+}
+
+// TestCleanStopLogsNothing guards the stop of the retries: removing the pod
+// event handler from a running informer succeeds, and a success is not
+// logged as a failure to remove it.
+func TestCleanStopLogsNothing(t *testing.T) {
+	tests := []struct {
+		name      string
+		verbosity int
+	}{
+		{name: "at V(4)", verbosity: 4},
+		{name: "at V(5)", verbosity: 5},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			buffered := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.Verbosity(tc.verbosity), ktesting.BufferLogs(true)))
+			ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), buffered))
+			pl, _, _ := newPluginCtx(t, ctx, defaultArgs(nil))
+			cancel()
+			<-retriesDone(pl)
+			for _, e := range buffered.GetSink().(ktesting.Underlier).GetBuffer().Data() {
+				if e.Message == "Removing the pod event handler" {
+					t.Errorf("logged %q with %v on a clean stop", e.Message, e.ParameterKVList)
+				}
 			}
 		})
 	}
