@@ -1,0 +1,241 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package settle waits, by watching the cluster through informers, until
+// the objects a scenario applied have settled: their controllers made the
+// pods they want and every pod they own (through controller owner
+// references) is bound or unschedulable.
+package settle
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+)
+
+// Target is an object applied to the cluster, as created, to wait for.
+type Target struct {
+	APIVersion, Kind, Namespace, Name string
+	// Resource is where the object is served: its informer watches it.
+	Resource schema.GroupVersionResource
+	// UID is the object as created: one of the same name with another UID
+	// is a new object, and this one is gone.
+	UID types.UID
+}
+
+func (t Target) String() string {
+	if t.Namespace == "" {
+		return t.Kind + " " + t.Name
+	}
+	return t.Kind + " " + t.Namespace + "/" + t.Name
+}
+
+// object is how a result names the object a pod belongs to.
+func (t Target) object() string { return t.Kind + "/" + t.Name }
+
+// OwnedPod is a pod and the target that owns it. Its fields are those of
+// report.OwnedPod, in the same order, so that one converts to the other.
+type OwnedPod struct {
+	Pod *corev1.Pod
+	// Object is the target that owns the pod: Kind/name.
+	Object string
+}
+
+// Bound reports whether pod has a node.
+func Bound(pod *corev1.Pod) bool { return pod.Spec.NodeName != "" }
+
+// Unschedulable reports whether the scheduler found no node for pod: its
+// PodScheduled condition is False with reason Unschedulable.
+func Unschedulable(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled {
+			return c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable
+		}
+	}
+	return false
+}
+
+// state is what a target has of pods, and whether it is settled.
+type state struct {
+	// Pods are the pods it owns that are not being deleted, by name.
+	Pods    []*corev1.Pod
+	Settled bool
+	// Wants says why it is not settled, for the timeout error.
+	Wants string
+	// pending and unschedulable count Pods neither bound nor unschedulable,
+	// and unschedulable.
+	pending, unschedulable int
+}
+
+// rule decides for the kinds whose controllers have their own notion of
+// done. object is a new typed object an unstructured one converts into.
+type rule struct {
+	object func() runtime.Object
+	settle func(obj runtime.Object, s *state)
+}
+
+// rules is the one table of kinds with a rule of their own; any other kind
+// settles by settleOther.
+var rules = map[schema.GroupKind]rule{
+	{Kind: "Pod"}: {func() runtime.Object { return &corev1.Pod{} }, func(_ runtime.Object, s *state) {
+		s.Settled = len(s.Pods) == 1 && s.pending == 0
+		s.Wants = "bound or unschedulable"
+	}},
+	{Group: "apps", Kind: "Deployment"}: {func() runtime.Object { return &appsv1.Deployment{} }, func(obj runtime.Object, s *state) {
+		d := obj.(*appsv1.Deployment)
+		settleReplicas(s, d.Status.ObservedGeneration >= d.Generation, int(ptr.Deref(d.Spec.Replicas, 1)), false)
+	}},
+	{Group: "apps", Kind: "ReplicaSet"}: {func() runtime.Object { return &appsv1.ReplicaSet{} }, func(obj runtime.Object, s *state) {
+		r := obj.(*appsv1.ReplicaSet)
+		settleReplicas(s, r.Status.ObservedGeneration >= r.Generation, int(ptr.Deref(r.Spec.Replicas, 1)), false)
+	}},
+	{Kind: "ReplicationController"}: {func() runtime.Object { return &corev1.ReplicationController{} }, func(obj runtime.Object, s *state) {
+		r := obj.(*corev1.ReplicationController)
+		settleReplicas(s, r.Status.ObservedGeneration >= r.Generation, int(ptr.Deref(r.Spec.Replicas, 1)), false)
+	}},
+	{Group: "apps", Kind: "StatefulSet"}: {func() runtime.Object { return &appsv1.StatefulSet{} }, func(obj runtime.Object, s *state) {
+		st := obj.(*appsv1.StatefulSet)
+		wanted := int(ptr.Deref(st.Spec.Replicas, 1))
+		// OrderedReady creates no pod after one that is not ready.
+		orderedStop := st.Spec.PodManagementPolicy != appsv1.ParallelPodManagement && s.unschedulable > 0 && len(s.Pods) < wanted
+		settleReplicas(s, st.Status.ObservedGeneration >= st.Generation, wanted, orderedStop)
+	}},
+	{Group: "apps", Kind: "DaemonSet"}: {func() runtime.Object { return &appsv1.DaemonSet{} }, func(obj runtime.Object, s *state) {
+		d := obj.(*appsv1.DaemonSet)
+		settleReplicas(s, d.Status.ObservedGeneration >= d.Generation, int(d.Status.DesiredNumberScheduled), false)
+	}},
+	{Group: "batch", Kind: "Job"}: {func() runtime.Object { return &batchv1.Job{} }, func(obj runtime.Object, s *state) {
+		settleJob(obj.(*batchv1.Job), s)
+	}},
+}
+
+// settle decides whether the target of kind gk, obj as its informer holds
+// it (nil when gone: deleted, or replaced by one of another UID), with the
+// pods it owns (also those being deleted), is settled.
+func settle(gk schema.GroupKind, obj runtime.Object, owned []*corev1.Pod) state {
+	var s state
+	deleting := 0
+	for _, p := range owned {
+		if p.DeletionTimestamp != nil {
+			deleting++
+			continue
+		}
+		s.Pods = append(s.Pods, p)
+		switch {
+		case Bound(p):
+		case Unschedulable(p):
+			s.unschedulable++
+		default:
+			s.pending++
+		}
+	}
+	slices.SortFunc(s.Pods, func(a, b *corev1.Pod) int { return strings.Compare(a.Name, b.Name) })
+	if obj == nil {
+		s.Settled = len(owned) == 0
+		s.Wants = fmt.Sprintf("deleted, %d pods left", len(owned))
+		return s
+	}
+	if deleting > 0 {
+		s.Wants = fmt.Sprintf("%d pods being deleted", deleting)
+		return s
+	}
+	r, ok := rules[gk]
+	if !ok {
+		settleOther(obj, &s)
+		return s
+	}
+	if u, isU := obj.(*unstructured.Unstructured); isU {
+		typed := r.object()
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, typed); err != nil {
+			s.Wants = fmt.Sprintf("a %s it can read: %v", gk.Kind, err)
+			return s
+		}
+		obj = typed
+	}
+	r.settle(obj, &s)
+	return s
+}
+
+// settleReplicas: the controller saw the object's last change and made the
+// pods it wants (or stopped, orderedStop), each bound or unschedulable.
+func settleReplicas(s *state, observed bool, wanted int, orderedStop bool) {
+	s.Wants = fmt.Sprintf("%d pods, has %d (%d pending)", wanted, len(s.Pods), s.pending)
+	if !observed {
+		s.Wants += ", its controller has not seen its last change"
+	}
+	s.Settled = observed && s.pending == 0 && (len(s.Pods) == wanted || orderedStop)
+}
+
+// settleJob: a Job is settled once it finished, or when every pod it runs
+// is unschedulable (it will not finish then), or when it runs no pod
+// (parallelism 0, suspended: like zero replicas) and none is left.
+func settleJob(job *batchv1.Job, s *state) {
+	for _, c := range job.Status.Conditions {
+		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
+			s.Settled = true
+			return
+		}
+	}
+	if ptr.Deref(job.Spec.Parallelism, 1) == 0 || ptr.Deref(job.Spec.Suspend, false) {
+		s.Settled = len(s.Pods) == 0
+		s.Wants = "no pods: it runs none"
+		return
+	}
+	s.Wants = "to finish"
+	active := 0
+	for _, p := range s.Pods {
+		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		active++
+		if !Unschedulable(p) {
+			return
+		}
+	}
+	s.Settled = active > 0
+}
+
+// settleOther is the rule of any kind without one of its own (a Service, a
+// PriorityClass, a custom resource): its controller, if it reports
+// status.observedGeneration, saw its last change, and every pod it owns is
+// bound or unschedulable.
+func settleOther(obj runtime.Object, s *state) {
+	s.Wants = fmt.Sprintf("its %d pods bound or unschedulable (%d pending)", len(s.Pods), s.pending)
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		s.Wants = fmt.Sprintf("an object with metadata: %v", err)
+		return
+	}
+	observed := true
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		// A status.observedGeneration of another type is not a generation.
+		if g, found, err := unstructured.NestedInt64(u.Object, "status", "observedGeneration"); found && err == nil && g < m.GetGeneration() {
+			observed = false
+			s.Wants += ", its controller has not seen its last change"
+		}
+	}
+	s.Settled = observed && s.pending == 0
+}
