@@ -1,0 +1,189 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+
+package report
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+func TestSpread(t *testing.T) {
+	tests := []struct {
+		name   string
+		counts []int
+		want   int
+	}{
+		{"none", nil, 0},
+		{"one node", []int{4}, 0},
+		{"even but one", []int{3, 2, 2}, 1},
+		{"empty node", []int{0, 7, 1}, 7},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, Spread(tt.counts)); diff != "" {
+				t.Errorf("Spread(%v) (-want +got):\n%s", tt.counts, diff)
+			}
+		})
+	}
+}
+
+func pod(ns, name string) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+}
+
+func boundPod(ns, name, node string) *corev1.Pod {
+	p := pod(ns, name)
+	p.Spec.NodeName = node
+	return p
+}
+
+func withScheduled(p *corev1.Pod, status corev1.ConditionStatus, reason, message string) *corev1.Pod {
+	p.Status.Conditions = append(p.Status.Conditions,
+		corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: "NotReady"},
+		corev1.PodCondition{Type: corev1.PodScheduled, Status: status, Reason: reason, Message: message})
+	return p
+}
+
+func TestBoundUnschedulable(t *testing.T) {
+	tests := []struct {
+		name                 string
+		pod                  *corev1.Pod
+		bound, unschedulable bool
+	}{
+		{"new", pod("ns", "p"), false, false},
+		{"bound", boundPod("ns", "p", "n1"), true, false},
+		{"unschedulable", withScheduled(pod("ns", "p"), corev1.ConditionFalse, corev1.PodReasonUnschedulable, "0/1 nodes"), false, true},
+		{"gated", withScheduled(pod("ns", "p"), corev1.ConditionFalse, corev1.PodReasonSchedulingGated, ""), false, false},
+		{"scheduled", withScheduled(boundPod("ns", "p", "n1"), corev1.ConditionTrue, "", ""), true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := [2]bool{Bound(tt.pod), Unschedulable(tt.pod)}
+			if diff := cmp.Diff([2]bool{tt.bound, tt.unschedulable}, got); diff != "" {
+				t.Errorf("[Bound, Unschedulable] (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCompute(t *testing.T) {
+	const cpu = "0/3 nodes are available: 3 Insufficient cpu."
+	nodes := []string{"n1", "n2", "n3"}
+	tests := []struct {
+		name   string
+		pods   []OwnedPod
+		events map[types.NamespacedName]string
+		want   Result
+	}{{
+		name: "no pods",
+		want: Result{Nodes: []NodeResult{{"n1", 0}, {"n2", 0}, {"n3", 0}}, Pods: []PodResult{}},
+	}, {
+		name: "bound and unschedulable, in the order given",
+		pods: []OwnedPod{
+			{Pod: boundPod("default", "a", "n1"), Object: "Pod/a"},
+			{Pod: boundPod("default", "web-x", "n1"), Object: "Deployment/web"},
+			{Pod: boundPod("default", "web-y", "n2"), Object: "Deployment/web"},
+			{Pod: withScheduled(pod("team", "d"), corev1.ConditionFalse, corev1.PodReasonUnschedulable, cpu), Object: "Job/d"},
+		},
+		events: map[types.NamespacedName]string{{Namespace: "team", Name: "d"}: "0/3 nodes are available: 2 Insufficient cpu."},
+		want: Result{
+			Nodes: []NodeResult{{"n1", 2}, {"n2", 1}, {"n3", 0}},
+			Pods: []PodResult{
+				{Namespace: "default", Name: "a", Object: "Pod/a", Node: "n1"},
+				{Namespace: "default", Name: "web-x", Object: "Deployment/web", Node: "n1"},
+				{Namespace: "default", Name: "web-y", Object: "Deployment/web", Node: "n2"},
+				{Namespace: "team", Name: "d", Object: "Job/d", Reason: "Unschedulable: " + cpu + " (last FailedScheduling event: 0/3 nodes are available: 2 Insufficient cpu.)"},
+			},
+			Spread: 2,
+		},
+	}, {
+		name: "an event saying what the condition says is not repeated",
+		pods: []OwnedPod{{Pod: withScheduled(pod("team", "d"), corev1.ConditionFalse, corev1.PodReasonUnschedulable, cpu), Object: "Job/d"}},
+		events: map[types.NamespacedName]string{
+			{Namespace: "team", Name: "d"}:  cpu,
+			{Namespace: "other", Name: "d"}: "another pod's event",
+		},
+		want: Result{
+			Nodes: []NodeResult{{"n1", 0}, {"n2", 0}, {"n3", 0}},
+			Pods:  []PodResult{{Namespace: "team", Name: "d", Object: "Job/d", Reason: "Unschedulable: " + cpu}},
+		},
+	}, {
+		name: "pending, with and without an event; a bound pod's event is ignored",
+		pods: []OwnedPod{
+			{Pod: pod("ns", "quiet"), Object: "Pod/quiet"},
+			{Pod: pod("ns", "evented"), Object: "Pod/evented"},
+			{Pod: withScheduled(pod("ns", "gated"), corev1.ConditionFalse, corev1.PodReasonSchedulingGated, ""), Object: "Pod/gated"},
+			{Pod: boundPod("ns", "late", "n3"), Object: "Pod/late"},
+		},
+		events: map[types.NamespacedName]string{
+			{Namespace: "ns", Name: "evented"}: "0/3 nodes are available",
+			{Namespace: "ns", Name: "late"}:    "0/3 nodes are available",
+		},
+		want: Result{
+			Nodes: []NodeResult{{"n1", 0}, {"n2", 0}, {"n3", 1}},
+			Pods: []PodResult{
+				{Namespace: "ns", Name: "quiet", Object: "Pod/quiet", Reason: "pending: the scheduler has not reported on it"},
+				{Namespace: "ns", Name: "evented", Object: "Pod/evented", Reason: "pending: the scheduler has not reported on it (last FailedScheduling event: 0/3 nodes are available)"},
+				{Namespace: "ns", Name: "gated", Object: "Pod/gated", Reason: "SchedulingGated"},
+				{Namespace: "ns", Name: "late", Object: "Pod/late", Node: "n3"},
+			},
+			Spread: 1,
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, Compute(nodes, tt.pods, tt.events)); diff != "" {
+				t.Errorf("Compute (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPerNode(t *testing.T) {
+	tests := []struct {
+		name  string
+		nodes []string
+		pods  []OwnedPod
+		want  []NodeResult
+	}{
+		{"no nodes", nil, []OwnedPod{{Pod: boundPod("ns", "a", "n1")}}, []NodeResult{}},
+		{"no pods", []string{"n2", "n1"}, nil, []NodeResult{{"n2", 0}, {"n1", 0}}},
+		{
+			name:  "in the order of nodes; unbound pods and unknown nodes not counted",
+			nodes: []string{"n2", "n1"},
+			pods: []OwnedPod{
+				{Pod: boundPod("ns", "a", "n1"), Object: "Pod/a"},
+				{Pod: boundPod("ns", "b", "n1"), Object: "Pod/b"},
+				{Pod: boundPod("ns", "c", "gone"), Object: "Pod/c"},
+				{Pod: pod("ns", "d"), Object: "Pod/d"},
+			},
+			want: []NodeResult{{"n2", 0}, {"n1", 2}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, PerNode(tt.nodes, tt.pods)); diff != "" {
+				t.Errorf("PerNode (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
