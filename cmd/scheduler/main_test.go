@@ -18,16 +18,13 @@ package main
 
 import (
 	"reflect"
-	"sort"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
-	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow"
-	"github.com/adminsched/scheduler-plugins/pkg/nodelesspods"
-	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy"
+	"github.com/adminsched/scheduler-plugins/pkg/plugins"
 )
 
 func TestNewCommandFlags(t *testing.T) {
@@ -56,24 +53,20 @@ func outOfTreeRegistry(t *testing.T) frameworkruntime.Registry {
 	return registry
 }
 
+// TestOutOfTreePlugins checks that the binary registers exactly the
+// plugins of pkg/plugins, each with its factory.
 func TestOutOfTreePlugins(t *testing.T) {
 	registry := outOfTreeRegistry(t)
-	var names []string
-	for name := range registry {
-		names = append(names, name)
+	want := map[string]uintptr{}
+	for _, p := range plugins.All() {
+		want[p.Name] = reflect.ValueOf(p.Factory).Pointer()
 	}
-	sort.Strings(names)
-	if diff := cmp.Diff([]string{maintenancewindow.Name, nodelesspods.Name, placementpolicy.Name}, names); diff != "" {
-		t.Fatalf("out-of-tree plugins (-want, +got):\n%s", diff)
+	got := map[string]uintptr{}
+	for name, factory := range registry {
+		got[name] = reflect.ValueOf(factory).Pointer()
 	}
-	for name, factory := range map[string]any{
-		nodelesspods.Name:      nodelesspods.New,
-		placementpolicy.Name:   placementpolicy.New,
-		maintenancewindow.Name: maintenancewindow.New,
-	} {
-		if got, want := reflect.ValueOf(registry[name]).Pointer(), reflect.ValueOf(factory).Pointer(); got != want {
-			t.Errorf("the %s factory is not its package's New", name)
-		}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("out-of-tree plugin name -> factory (-pkg/plugins, +binary):\n%s", diff)
 	}
 
 	// The scheduler merges the out-of-tree registry into the in-tree one and
