@@ -19,22 +19,15 @@ package schedulerperf
 import (
 	"testing"
 
-	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	perf "k8s.io/kubernetes/test/integration/scheduler_perf"
 
-	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow"
-	"github.com/adminsched/scheduler-plugins/pkg/nodelesspods"
-	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy"
+	"github.com/adminsched/scheduler-plugins/pkg/plugins"
 )
 
 const configFile = "performance-config.yaml"
 
 // registry is what our scheduler build adds to the in-tree plugins.
-var registry = frameworkruntime.Registry{
-	nodelesspods.Name:      nodelesspods.New,
-	placementpolicy.Name:   placementpolicy.New,
-	maintenancewindow.Name: maintenancewindow.New,
-}
+var registry = plugins.Registry()
 
 // BenchmarkPerfScheduling runs the workloads that -perf-scheduling-label-filter
 // selects (default "performance": 500Nodes and 5000Nodes) under every profile.
