@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package report
 
 import (
@@ -45,7 +44,9 @@ func TestUnschedulableMessages(t *testing.T) {
 	eventTime := func(d time.Duration) func(*corev1.Event) {
 		return func(e *corev1.Event) { e.EventTime = metav1.NewMicroTime(t0.Add(d)) }
 	}
-	created := func(d time.Duration) func(*corev1.Event) { return func(e *corev1.Event) { e.CreationTimestamp = at(d) } }
+	created := func(d time.Duration) func(*corev1.Event) {
+		return func(e *corev1.Event) { e.CreationTimestamp = at(d) }
+	}
 	key := func(ns, name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }
 
 	tests := []struct {

@@ -14,7 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-
 package report
 
 import (
@@ -122,7 +121,6 @@ func TestWriteJSON(t *testing.T) {
 		t.Errorf("json (-want +got):\n%s", diff)
 	}
 }
-
 
 // TestWriteJSONSteps pins the field names of the steps, and that a result
 // without steps has no "steps" field (TestWriteJSON).
