@@ -1,0 +1,187 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package scenario is the first step of the playground: it reads a scenario
+// file (nodes, bound pods, Kubernetes objects of any kind, steps), merges its
+// base, checks it and compiles it into a Plan of typed, defaulted objects
+// that the apply step puts on a cluster. It is pure: no client, no cluster.
+package scenario
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+)
+
+// Defaults for a node's allocatable resources.
+const (
+	DefaultCPU    = "8"
+	DefaultMemory = "32Gi"
+	DefaultPods   = "110"
+	// DefaultNamespace is where objects without a namespace go.
+	DefaultNamespace = "default"
+)
+
+// Scenario is the content of a scenario file.
+type Scenario struct {
+	// Base names another scenario file, relative to this one, whose nodes,
+	// bound pods and objects come before this one's (see base.go). Decode
+	// merges it: a decoded Scenario has no Base.
+	Base string `json:"base,omitempty"`
+	// Nodes are created, ready, before the scheduler starts.
+	Nodes []NodeSpec `json:"nodes"`
+	// BoundPods are pods already running on the scenario's nodes, as
+	// `playground snapshot` records them: created bound, in parallel, before
+	// the scheduler starts, and not part of the result (see boundpods.go).
+	BoundPods []BoundPod `json:"boundPods,omitempty"`
+	// Objects are Kubernetes objects of any kind the cluster serves,
+	// applied in order (Namespaces and CustomResourceDefinitions first); the
+	// cluster's controllers make the workloads' pods. The kinds of the kind
+	// table (kinds.go) are decoded and checked strictly here; any other is
+	// checked by the API server when applied. Each object is waited for
+	// until it is settled (every pod it wants exists and is bound or
+	// unschedulable; a Job finished) before the next one is applied. A
+	// Service has no pods: list it before the workload it selects, so that
+	// the scheduler knows it when it scores that workload's pods.
+	Objects []Object `json:"objects,omitempty"`
+	// Steps run in order once every object is settled: scale a workload,
+	// delete an object, wait. After each, every object is waited for again
+	// and the pods per node are reported.
+	Steps []Step `json:"steps,omitempty"`
+}
+
+// NodeSpec describes one node, or Count nodes named Name-1..Name-Count.
+type NodeSpec struct {
+	Name string `json:"name"`
+	// Count defaults to 1.
+	Count *int `json:"count,omitempty"`
+	// Labels are given to every node of the spec, with
+	// kubernetes.io/hostname set to the node's name.
+	Labels map[string]string `json:"labels,omitempty"`
+	// Annotations are given to every node of the spec. Keys are qualified
+	// names, and keys and values together at most 256 KiB, as on the API
+	// server. A value may hold times relative to when the nodes are created:
+	// ${now}, ${now+2h}, ${now-30m}, ${now+1h30m} (a Go duration after the
+	// sign) each become that time in UTC, to the second, in RFC 3339, e.g.
+	//
+	//	annotations:
+	//	  scheduling.adminsched.io/maintenance-window: "${now+1h}/${now+3h}"
+	Annotations map[string]string `json:"annotations,omitempty"`
+	Taints      []corev1.Taint    `json:"taints,omitempty"`
+	Allocatable Allocatable       `json:"allocatable,omitempty"`
+	// Unschedulable marks the nodes cordoned (spec.unschedulable).
+	Unschedulable bool `json:"unschedulable,omitempty"`
+}
+
+// Allocatable is a node's allocatable (and capacity) resources.
+type Allocatable struct {
+	// CPU defaults to DefaultCPU.
+	CPU Quantity `json:"cpu,omitempty"`
+	// Memory defaults to DefaultMemory.
+	Memory Quantity `json:"memory,omitempty"`
+	// Pods defaults to DefaultPods.
+	Pods Quantity `json:"pods,omitempty"`
+}
+
+// Quantity is a resource quantity as written in the file, a YAML number or
+// string. Validation parses it, so that a bad value is reported with its field.
+type Quantity string
+
+// UnmarshalJSON accepts a JSON string or number.
+func (q *Quantity) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	if bytes.Equal(data, []byte("null")) {
+		*q = ""
+		return nil
+	}
+	if len(data) > 0 && data[0] == '"' {
+		s, err := strconv.Unquote(string(data))
+		if err != nil {
+			return err
+		}
+		*q = Quantity(s)
+		return nil
+	}
+	if _, err := strconv.ParseFloat(string(data), 64); err != nil {
+		return fmt.Errorf("quantity must be a number or a string, got %s", data)
+	}
+	*q = Quantity(data)
+	return nil
+}
+
+// Object is one Kubernetes object of a scenario, as written in the file.
+type Object map[string]interface{}
+
+// Load reads, decodes, checks and compiles a scenario file.
+// schedulerNames are the profiles of the scheduler that will run it: pods
+// may ask only for them, and the first is given to pods that name none.
+// Empty skips both.
+func Load(path string, schedulerNames []string) (*Plan, error) {
+	data, err := readScenarioFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Decode(path, data, schedulerNames)
+}
+
+// Decode decodes data strictly (an unknown field is an error), merges its
+// base if it names one (read relative to file's directory), checks it and
+// compiles it. file names the source in errors; with a base, each error
+// names the file its field comes from.
+func Decode(file string, data []byte, schedulerNames []string) (*Plan, error) {
+	if errs := checkYAML11Booleans(data); len(errs) > 0 {
+		return nil, &ValidationError{File: file, Errs: errs}
+	}
+	var s Scenario
+	if err := unmarshalStrict(data, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	merged, err := mergeBase(file, &s)
+	if err != nil {
+		return nil, err
+	}
+	objects, errs := validate(merged.scenario, schedulerNames)
+	if len(errs) > 0 {
+		return nil, merged.validationError(errs)
+	}
+	return compile(merged.scenario, objects, schedulerNames)
+}
+
+// unmarshalStrict decodes YAML or JSON data into v with yaml.UnmarshalStrict.
+// On unknown or duplicate fields, whose errors there name the field but not
+// where it is, it returns sigs.k8s.io/json's errors instead, which give the
+// path (`unknown field "nodes[0].bogus"`).
+func unmarshalStrict(data []byte, v interface{}) error {
+	err := yaml.UnmarshalStrict(data, v)
+	if err == nil {
+		return nil
+	}
+	j, jerr := yaml.YAMLToJSON(data)
+	if jerr != nil {
+		return err
+	}
+	fresh := reflect.New(reflect.TypeOf(v).Elem()).Interface()
+	if strictErrs, _ := kjson.UnmarshalStrict(j, fresh, kjson.DisallowUnknownFields, kjson.DisallowDuplicateFields); len(strictErrs) > 0 {
+		return errors.Join(strictErrs...)
+	}
+	return err
+}

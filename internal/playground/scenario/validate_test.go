@@ -1,0 +1,201 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package scenario
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// rs is a ReplicaSet object with the given replicas, for the size cases.
+func rs(name string, replicas int64) string {
+	return fmt.Sprintf("{kind: ReplicaSet, metadata: {name: %s}, spec: {replicas: %d, template: {spec: {containers: [{name: c, image: i}]}}}}", name, replicas)
+}
+
+func pods(n int) string {
+	objs := make([]string, n)
+	for i := range objs {
+		objs[i] = fmt.Sprintf("{kind: Pod, metadata: {name: p%d}, spec: {containers: [{name: c, image: i}]}}", i)
+	}
+	return strings.Join(objs, ", ")
+}
+
+// TestDecodeSizeLimits: node counts and replicas are capped, per field and
+// in total, with the field's path and the allowed range in the error.
+func TestDecodeSizeLimits(t *testing.T) {
+	tests := []struct {
+		name string
+		data string
+		// want are substrings of the error; none means valid.
+		want []string
+	}{
+		{name: "count at the limit", data: "nodes: [{name: a, count: 10000}]"},
+		{
+			name: "count over the limit",
+			data: "nodes: [{name: a, count: 10001}]",
+			want: []string{"s.yaml: nodes[0].count: Invalid value: 10001: must be at least 1 and at most 10000"},
+		},
+		{
+			// The scenario of the report: it made the playground allocate
+			// 16 TiB for the node names and die with "out of memory".
+			name: "count of 2^40",
+			data: "nodes: [{name: a, count: 1099511627776}]",
+			want: []string{"s.yaml: nodes[0].count: Invalid value: 1099511627776: must be at least 1 and at most 10000"},
+		},
+		{
+			name: "count of 2^40 and a pod bound to one of its nodes",
+			data: "nodes: [{name: a, count: 1099511627776}]\nobjects: [{kind: Pod, metadata: {name: p}, spec: {nodeName: a-1, containers: [{name: c, image: i}]}}]",
+			want: []string{"nodes[0].count: Invalid value: 1099511627776"},
+		},
+		{
+			name: "nodes in total over the limit",
+			data: "nodes: [{name: a, count: 6000}, {name: b, count: 4000}, {name: c}]",
+			want: []string{"s.yaml: nodes: Invalid value: 10001: nodes in total (the sum of every count): must be at most 10000"},
+		},
+		{name: "replicas at the limit", data: node + "objects: [" + rs("r", 10000) + "]"},
+		{
+			name: "replicas over the limit",
+			data: node + "objects: [" + rs("r", 10001) + "]",
+			want: []string{"s.yaml: objects[0].spec.replicas: Invalid value: 10001: must be at least 0 and at most 10000"},
+		},
+		{
+			name: "deployment replicas of 2^31-1",
+			data: node + "objects: [{kind: Deployment, metadata: {name: d}, spec: {replicas: 2147483647, template: {spec: {containers: [{name: c, image: i}]}}}}]",
+			want: []string{"objects[0].spec.replicas: Invalid value: 2147483647: must be at least 0 and at most 10000"},
+		},
+		{
+			name: "pods in total over the limit",
+			data: node + "objects: [" + rs("r", 6000) + ", " + rs("s", 3999) + ", " + pods(2) + "]",
+			want: []string{"s.yaml: objects: Invalid value: 10001: pods in total (one per Pod, spec.replicas per ReplicaSet, Deployment and StatefulSet, completions or parallelism per Job, the node count per DaemonSet): must be at most 10000"},
+		},
+		{name: "pods in total at the limit", data: node + "objects: [" + rs("r", 6000) + ", " + rs("s", 3999) + ", " + pods(1) + "]"},
+		{
+			// 10,000 nodes with a 2 KiB annotation each: 20 MB on the API server.
+			name: "node annotations in total over the limit",
+			data: "nodes: [{name: a, count: 10000, annotations: {k: " + strings.Repeat("x", 2047) + "}}]",
+			want: []string{"s.yaml: nodes: Invalid value: 20480000: bytes of node annotations in total (keys and values times each count): must be at most 16777216"},
+		},
+		{name: "node annotations in total under the limit", data: "nodes: [{name: a, count: 1000, annotations: {k: " + strings.Repeat("x", 2047) + "}}]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkDecodeError(t, tt.data, tt.want)
+		})
+	}
+}
+
+// TestDecodeRejectsBeforeExpanding: a count over the limit is rejected
+// before the node names are expanded, so the rejection costs no memory in
+// proportion to the count.
+func TestDecodeRejectsBeforeExpanding(t *testing.T) {
+	// 200,000 node names cost some 20 MB to expand and check for
+	// duplicates; the rejection must cost a few kilobytes.
+	data := []byte("nodes: [{name: a, count: 200000}]\nobjects: [{kind: Pod, metadata: {name: p}, spec: {nodeName: a-7, containers: [{name: c, image: i}]}}]")
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := Decode("s.yaml", data, nil)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "nodes[0].count") {
+		t.Errorf("error %v, want one for nodes[0].count", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
+		t.Errorf("decoding allocated %d bytes, want under 1 MiB: the nodes were expanded before the count was checked", got)
+	}
+}
+
+// TestDecodeAnnotationErrors: annotation keys and sizes are checked as the
+// API server checks them, the size with the placeholders expanded, and every
+// placeholder must be well formed; errors name the file and the field.
+func TestDecodeAnnotationErrors(t *testing.T) {
+	const limit = 256 * 1024 // the API server's total for keys and values
+	annotated := func(annotations string) string {
+		return "nodes: [{name: a}, {name: b, count: 2, annotations: {" + annotations + "}}]"
+	}
+	tests := []struct {
+		name string
+		data string
+		// want are substrings of the error; none means valid.
+		want []string
+	}{
+		{name: "valid", data: annotated(`scheduling.adminsched.io/maintenance-window: "${now+1h}/${now+3h},2030-01-01T00:00:00Z/2030-01-01T01:00:00Z"`)},
+		{name: "every placeholder form", data: annotated(`k: "${now} ${now+2h} ${now-30m} ${now+1h30m} ${now+1.5h} ${now-0s}"`)},
+		{name: "key without prefix, upper case", data: annotated(`Note: x`)},
+		{name: "dollar without brace", data: annotated(`k: "costs $5 {not a placeholder}"`)},
+		{
+			name: "key with a space",
+			data: annotated(`"bad key": v`),
+			want: []string{`s.yaml: nodes[1].annotations: Invalid value: "bad key": name part must consist of alphanumeric characters`},
+		},
+		{
+			name: "key with two slashes",
+			data: annotated(`a/b/c: v`),
+			want: []string{`s.yaml: nodes[1].annotations: Invalid value: "a/b/c"`},
+		},
+		{
+			name: "empty key",
+			data: annotated(`"": v`),
+			want: []string{`s.yaml: nodes[1].annotations: Invalid value: ""`},
+		},
+		{
+			name: "duration that does not parse",
+			data: annotated(`scheduling.adminsched.io/maintenance-window: "${now}/${now+banana}"`),
+			want: []string{`s.yaml: nodes[1].annotations[scheduling.adminsched.io/maintenance-window]: Invalid value: "${now}/${now+banana}": malformed placeholder "${now+banana}": time: invalid duration "banana"`},
+		},
+		{
+			name: "not now",
+			data: annotated(`k: "${tomorrow}"`),
+			want: []string{`s.yaml: nodes[1].annotations[k]: Invalid value: "${tomorrow}": malformed placeholder "${tomorrow}": want ${now}, ${now+DURATION} or ${now-DURATION}`},
+		},
+		{name: "empty placeholder", data: annotated(`k: "${}"`), want: []string{`nodes[1].annotations[k]`, `malformed placeholder "${}"`}},
+		{name: "no sign", data: annotated(`k: "${now2h}"`), want: []string{`nodes[1].annotations[k]`, `malformed placeholder "${now2h}"`}},
+		{name: "sign without duration", data: annotated(`k: "${now+}"`), want: []string{`nodes[1].annotations[k]`, `malformed placeholder "${now+}": want a duration without a sign after "now+"`}},
+		{name: "two signs", data: annotated(`k: "${now+-2h}"`), want: []string{`nodes[1].annotations[k]`, `malformed placeholder "${now+-2h}"`}},
+		{name: "days are no Go duration", data: annotated(`k: "${now+1d}"`), want: []string{`nodes[1].annotations[k]`, `time: unknown unit "d"`}},
+		{name: "spaces", data: annotated(`k: "${ now }"`), want: []string{`nodes[1].annotations[k]`, `malformed placeholder "${ now }"`}},
+		{name: "not closed", data: annotated(`k: "${now+2h/${now+3h}"`), want: []string{`nodes[1].annotations[k]`, `malformed placeholder "${now+2h/${now+3h}"`}},
+		{name: "never closed", data: annotated(`k: "x/${now+2h"`), want: []string{`nodes[1].annotations[k]`, `placeholder "${now+2h" has no closing "}"`}},
+		{
+			name: "two bad values, in key order",
+			data: annotated(`b: "${later}", a: "${now+x}"`),
+			want: []string{"s.yaml: nodes[1].annotations[a]: Invalid value: \"${now+x}\"", "\ns.yaml: nodes[1].annotations[b]: Invalid value: \"${later}\""},
+		},
+		{name: "size at the limit", data: annotated("k: " + strings.Repeat("x", limit-1))},
+		{
+			name: "size over the limit",
+			data: annotated("k: " + strings.Repeat("x", limit)),
+			want: []string{"s.yaml: nodes[1].annotations: Too long: may not be more than 262144 bytes"},
+		},
+		{
+			// ${now} (6 bytes) becomes 2006-01-02T15:04:05Z (20 bytes).
+			name: "size at the limit once expanded",
+			data: annotated(`k: "` + strings.Repeat("x", limit-1-20) + `${now}"`),
+		},
+		{
+			name: "size over the limit once expanded",
+			data: annotated(`k: "` + strings.Repeat("x", limit-20) + `${now}"`),
+			want: []string{"s.yaml: nodes[1].annotations: Too long: may not be more than 262144 bytes"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkDecodeError(t, tt.data, tt.want)
+		})
+	}
+}
