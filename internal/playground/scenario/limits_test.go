@@ -79,4 +79,3 @@ func TestScenarioFileLimits(t *testing.T) {
 		})
 	}
 }
-
