@@ -1,0 +1,219 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package settle
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
+)
+
+// Wait returns once every target is settled (see settle), writing a
+// progress line ("scheduled 5/7 pods, 2 unschedulable") to progress, when
+// not nil, whenever it changes. It looks again whenever an informer
+// delivers an event, gathering the events of a short while, and never
+// polls the API server. It returns alive's error as soon as it has one,
+// and when ctx ends first, ctx's error with the last progress line and the
+// targets still waited for.
+func (w *Watcher) Wait(ctx context.Context, targets []Target, progress io.Writer) error {
+	logger := klog.FromContext(ctx)
+	for i, t := range targets {
+		if err := validTarget(t); err != nil {
+			return fmt.Errorf("target %d (%s): %w", i, t, err)
+		}
+	}
+	// Subscribed before the first look: no event after it is missed.
+	wake := w.subscribe()
+	defer w.unsubscribe(wake)
+	if err := w.checkAlive(); err != nil {
+		return err
+	}
+	stores := map[schema.GroupVersionResource]cache.Store{}
+	for _, t := range targets {
+		if _, ok := stores[t.Resource]; ok {
+			continue
+		}
+		s, err := w.store(ctx, t.Resource)
+		if err != nil {
+			return w.timeoutError(ctx, []string{err.Error()})
+		}
+		stores[t.Resource] = s
+	}
+	tick := time.NewTicker(w.aliveEvery)
+	defer tick.Stop()
+	var debounce <-chan time.Time
+	pending := w.evaluate(targets, stores, progress)
+	for len(pending) > 0 {
+		logger.V(5).Info("Not settled", "targets", pending)
+		select {
+		case <-ctx.Done():
+			return w.timeoutError(ctx, pending)
+		case <-tick.C:
+			if err := w.checkAlive(); err != nil {
+				return err
+			}
+		case <-wake:
+			if debounce == nil {
+				debounce = time.After(w.debounce)
+			}
+		case <-debounce:
+			debounce = nil
+			if err := w.checkAlive(); err != nil {
+				return err
+			}
+			pending = w.evaluate(targets, stores, progress)
+		}
+	}
+	return nil
+}
+
+func validTarget(t Target) error {
+	switch {
+	case t.Kind == "":
+		return fmt.Errorf("kind is not set")
+	case t.Name == "":
+		return fmt.Errorf("name is not set")
+	case t.Resource.Resource == "" || t.Resource.Version == "":
+		return fmt.Errorf("resource is %q: want the version and resource the object is served at", t.Resource.String())
+	case t.UID == "":
+		return fmt.Errorf("uid is not set: want the UID of the object as created")
+	}
+	return nil
+}
+
+func (w *Watcher) checkAlive() error {
+	if w.alive == nil {
+		return nil
+	}
+	return w.alive()
+}
+
+func (w *Watcher) timeoutError(ctx context.Context, pending []string) error {
+	w.mu.Lock()
+	last := w.lastProgress
+	w.mu.Unlock()
+	return fmt.Errorf("waiting for the controllers and the scheduler (%s; not settled: %s): %w", last, strings.Join(pending, ", "), ctx.Err())
+}
+
+// evaluate looks at every target in the caches, writes the progress line
+// if it changed, and returns the targets not settled, with what they want.
+func (w *Watcher) evaluate(targets []Target, stores map[schema.GroupVersionResource]cache.Store, progress io.Writer) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.evaluations++
+	total, bound, unschedulable := 0, 0, 0
+	var pending []string
+	for _, t := range targets {
+		st := settle(schema.GroupKind{Group: t.Resource.Group, Kind: t.Kind}, live(stores[t.Resource], t), w.owned(t))
+		for _, p := range st.Pods {
+			total++
+			switch {
+			case Bound(p):
+				bound++
+			case Unschedulable(p):
+				unschedulable++
+			}
+		}
+		if !st.Settled {
+			pending = append(pending, fmt.Sprintf("%s (wants %s)", t, st.Wants))
+		}
+	}
+	line := fmt.Sprintf("scheduled %d/%d pods", bound, total)
+	if unschedulable > 0 {
+		line += fmt.Sprintf(", %d unschedulable", unschedulable)
+	}
+	if progress != nil && line != w.lastProgress && total > 0 {
+		fmt.Fprintln(progress, line)
+	}
+	w.lastProgress = line
+	return pending
+}
+
+// live is t's object in s, nil when gone (or replaced: another UID).
+func live(s cache.Store, t Target) runtime.Object {
+	key := t.Name
+	if t.Namespace != "" {
+		key = t.Namespace + "/" + t.Name
+	}
+	item, ok, err := s.GetByKey(key)
+	if err != nil || !ok {
+		return nil
+	}
+	obj, isObj := item.(runtime.Object)
+	if !isObj {
+		return nil
+	}
+	if m, err := meta.Accessor(obj); err != nil || m.GetUID() != t.UID {
+		return nil
+	}
+	return obj
+}
+
+// owned is the pods t owns, also those being deleted: t itself for a Pod,
+// else the pods whose controller is t or an intermediate t controls.
+// w.mu held.
+func (w *Watcher) owned(t Target) []*corev1.Pod {
+	if t.Resource == podsResource {
+		if p, ok := live(w.pods, t).(*corev1.Pod); ok {
+			return []*corev1.Pod{p}
+		}
+		return nil
+	}
+	var pods []*corev1.Pod
+	add := func(uid string) {
+		items, err := w.pods.ByIndex(controllerIndex, uid)
+		if err != nil {
+			return // only an unknown index fails
+		}
+		for _, item := range items {
+			if p, ok := item.(*corev1.Pod); ok {
+				pods = append(pods, p)
+			}
+		}
+	}
+	add(string(t.UID))
+	for _, uid := range sets.List(w.children[t.UID]) {
+		add(string(uid))
+	}
+	return pods
+}
+
+// Pods returns the pods each target owns now that are not being deleted,
+// in target order, then by pod name. It reads the caches only.
+func (w *Watcher) Pods(targets []Target) []OwnedPod {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []OwnedPod
+	for _, t := range targets {
+		// Gone or not, its pods are the same: the object is not needed.
+		st := settle(schema.GroupKind{Group: t.Resource.Group, Kind: t.Kind}, nil, w.owned(t))
+		for _, p := range st.Pods {
+			out = append(out, OwnedPod{Pod: p, Object: t.object()})
+		}
+	}
+	return out
+}

@@ -1,0 +1,324 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package settle
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+)
+
+// controllerIndex indexes pods by the UID of their controller.
+const controllerIndex = "controller"
+
+var (
+	podsResource        = corev1.SchemeGroupVersion.WithResource("pods")
+	replicaSetsResource = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
+	jobsResource        = schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
+)
+
+// Watcher keeps, through informers, the pods of the cluster, the
+// intermediate owners between a workload and its pods (ReplicaSets, Jobs)
+// and the objects waited for. Its caches are read-only: callers must not
+// change the pods it hands out.
+type Watcher struct {
+	alive func() error
+	// aliveEvery and debounce are how often alive is asked, and how long
+	// events are gathered before an evaluation.
+	aliveEvery, debounce time.Duration
+
+	cancel     context.CancelFunc
+	factory    informers.SharedInformerFactory
+	dynFactory dynamicinformer.DynamicSharedInformerFactory
+	stores     map[schema.GroupVersionResource]cache.Store
+	pods       cache.Indexer
+
+	mu sync.Mutex
+	// ctx lives until Stop; dynamic informers started later run in it.
+	ctx context.Context
+	// synced are the informers of the targets' resources started so far.
+	synced map[schema.GroupVersionResource]cache.SharedIndexInformer
+	// parent is the controller of each ReplicaSet and Job seen; children
+	// the reverse. Kept after the intermediate is deleted while pods of it
+	// are left (see forgetIfEmpty): they still belong to the workload.
+	parent   map[types.UID]types.UID
+	children map[types.UID]sets.Set[types.UID]
+	// gone are the intermediates deleted whose pods are not all gone.
+	gone sets.Set[types.UID]
+	// subscribers are the Waits to wake on an event.
+	subscribers  map[chan struct{}]struct{}
+	lastProgress string
+	// evaluations counts the evaluations of Wait, for tests.
+	evaluations int
+}
+
+// Start starts the informers on pods, ReplicaSets and Jobs of all
+// namespaces and returns once they have synced. They run until Stop or
+// until ctx ends. alive, when set, says whether the cluster's controllers
+// and kubelets still run (see Wait).
+func Start(ctx context.Context, cfg *rest.Config, alive func() error) (*Watcher, error) {
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	w := &Watcher{
+		alive:       alive,
+		aliveEvery:  time.Second,
+		debounce:    30 * time.Millisecond,
+		cancel:      cancel,
+		ctx:         ctx,
+		factory:     informers.NewSharedInformerFactory(client, 0),
+		dynFactory:  dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0),
+		synced:      map[schema.GroupVersionResource]cache.SharedIndexInformer{},
+		parent:      map[types.UID]types.UID{},
+		children:    map[types.UID]sets.Set[types.UID]{},
+		gone:        sets.New[types.UID](),
+		subscribers: map[chan struct{}]struct{}{},
+	}
+	pods := w.factory.Core().V1().Pods().Informer()
+	rs := w.factory.Apps().V1().ReplicaSets().Informer()
+	jobs := w.factory.Batch().V1().Jobs().Informer()
+	if err := pods.AddIndexers(cache.Indexers{controllerIndex: indexByController}); err != nil {
+		cancel()
+		return nil, err
+	}
+	for _, inf := range []cache.SharedIndexInformer{pods, rs, jobs} {
+		if err := inf.SetTransform(dropManagedFields); err != nil {
+			cancel()
+			return nil, err
+		}
+	}
+	handlers := []struct {
+		inf cache.SharedIndexInformer
+		h   cache.ResourceEventHandler
+	}{
+		{pods, cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(any) { w.notify() },
+			UpdateFunc: func(any, any) { w.notify() },
+			DeleteFunc: w.podDeleted,
+		}},
+		{rs, w.intermediateHandler()},
+		{jobs, w.intermediateHandler()},
+	}
+	for _, h := range handlers {
+		if _, err := h.inf.AddEventHandler(h.h); err != nil {
+			cancel()
+			return nil, err
+		}
+	}
+	w.pods = pods.GetIndexer()
+	w.stores = map[schema.GroupVersionResource]cache.Store{
+		podsResource:        pods.GetStore(),
+		replicaSetsResource: rs.GetStore(),
+		jobsResource:        jobs.GetStore(),
+	}
+	w.factory.Start(ctx.Done())
+	for typ, ok := range w.factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			w.Stop()
+			return nil, fmt.Errorf("syncing the informer of %v: %w", typ, context.Cause(ctx))
+		}
+	}
+	return w, nil
+}
+
+// Stop stops the informers and waits for them to end.
+func (w *Watcher) Stop() {
+	w.cancel()
+	w.factory.Shutdown()
+	w.dynFactory.Shutdown()
+}
+
+func indexByController(obj any) ([]string, error) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return nil, nil
+	}
+	if c := metav1.GetControllerOf(pod); c != nil {
+		return []string{string(c.UID)}, nil
+	}
+	return nil, nil
+}
+
+// dropManagedFields keeps managed fields, which nothing here reads, out of
+// the caches: a snapshot's tens of thousands of pods cost less memory.
+func dropManagedFields(obj any) (any, error) {
+	if m, err := meta.Accessor(obj); err == nil {
+		m.SetManagedFields(nil)
+	}
+	return obj, nil
+}
+
+// notify wakes every Wait.
+func (w *Watcher) notify() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for ch := range w.subscribers {
+		select {
+		case ch <- struct{}{}:
+		default: // already woken
+		}
+	}
+}
+
+func (w *Watcher) subscribe() chan struct{} {
+	ch := make(chan struct{}, 1)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.subscribers[ch] = struct{}{}
+	return ch
+}
+
+func (w *Watcher) unsubscribe(ch chan struct{}) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.subscribers, ch)
+}
+
+// intermediateHandler follows the controllers of ReplicaSets and Jobs.
+func (w *Watcher) intermediateHandler() cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { w.intermediateChanged(obj) },
+		UpdateFunc: func(_, obj any) { w.intermediateChanged(obj) },
+		DeleteFunc: func(obj any) { w.intermediateDeleted(obj) },
+	}
+}
+
+func (w *Watcher) intermediateChanged(obj any) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	w.unlink(m.GetUID())
+	if c := metav1.GetControllerOfNoCopy(m); c != nil {
+		w.parent[m.GetUID()] = c.UID
+		if w.children[c.UID] == nil {
+			w.children[c.UID] = sets.New[types.UID]()
+		}
+		w.children[c.UID].Insert(m.GetUID())
+	}
+	w.mu.Unlock()
+	w.notify()
+}
+
+func (w *Watcher) intermediateDeleted(obj any) {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	w.gone.Insert(m.GetUID())
+	w.forgetIfEmpty(m.GetUID())
+	w.mu.Unlock()
+	w.notify()
+}
+
+// podDeleted forgets the pod's intermediate owner once it is gone and
+// owns no pod any more: nothing will be attributed through it again.
+func (w *Watcher) podDeleted(obj any) {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	if pod, ok := obj.(*corev1.Pod); ok {
+		if c := metav1.GetControllerOf(pod); c != nil {
+			w.mu.Lock()
+			w.forgetIfEmpty(c.UID)
+			w.mu.Unlock()
+		}
+	}
+	w.notify()
+}
+
+// forgetIfEmpty drops a deleted intermediate that owns no pod. w.mu held.
+func (w *Watcher) forgetIfEmpty(uid types.UID) {
+	if !w.gone.Has(uid) {
+		return
+	}
+	if pods, err := w.pods.ByIndex(controllerIndex, string(uid)); err != nil || len(pods) > 0 {
+		return
+	}
+	w.gone.Delete(uid)
+	w.unlink(uid)
+}
+
+// unlink drops uid's link to its controller. w.mu held.
+func (w *Watcher) unlink(uid types.UID) {
+	p, ok := w.parent[uid]
+	if !ok {
+		return
+	}
+	delete(w.parent, uid)
+	w.children[p].Delete(uid)
+	if w.children[p].Len() == 0 {
+		delete(w.children, p)
+	}
+}
+
+// store returns the cache of the objects of r, starting an informer on r
+// (of all namespaces) the first time and waiting until it has synced.
+func (w *Watcher) store(ctx context.Context, r schema.GroupVersionResource) (cache.Store, error) {
+	if s, ok := w.stores[r]; ok {
+		return s, nil
+	}
+	w.mu.Lock()
+	inf, ok := w.synced[r]
+	if !ok {
+		inf = w.dynFactory.ForResource(r).Informer()
+		err := inf.SetTransform(dropManagedFields)
+		if err == nil {
+			_, err = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+				AddFunc:    func(any) { w.notify() },
+				UpdateFunc: func(any, any) { w.notify() },
+				DeleteFunc: func(any) { w.notify() },
+			})
+		}
+		if err != nil {
+			w.mu.Unlock()
+			return nil, err
+		}
+		w.synced[r] = inf
+		w.dynFactory.Start(w.ctx.Done())
+	}
+	w.mu.Unlock()
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+		return nil, fmt.Errorf("the informer of %s has not synced", r.GroupResource())
+	}
+	return inf.GetStore(), nil
+}
