@@ -48,12 +48,10 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	configv1 "k8s.io/kube-scheduler/config/v1"
-	"k8s.io/kubernetes/pkg/scheduler/framework/plugins"
+	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
 	"k8s.io/utils/ptr"
 
-	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow"
-	"github.com/adminsched/scheduler-plugins/pkg/nodelesspods"
-	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy"
+	"github.com/adminsched/scheduler-plugins/pkg/plugins"
 )
 
 const (
@@ -315,36 +313,68 @@ func TestChartRBAC(t *testing.T) {
 
 // TestChartSchemaPluginNames holds the schema's plugin names equal to the
 // plugins the binary registers (the in-tree registry of the pinned
-// Kubernetes and ours) and its extension points equal to the config API's.
+// Kubernetes and pkg/plugins'), its per-plugin args rules to pkg/plugins'
+// plugins, and its extension points equal to the config API's.
 func TestChartSchemaPluginNames(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(chartDir, "values.schema.json"))
+	const file = "values.schema.json"
+	data, err := os.ReadFile(filepath.Join(chartDir, file))
 	if err != nil {
 		t.Fatal(err)
 	}
+	type argsRule struct {
+		If struct {
+			Properties struct {
+				Name struct {
+					Const string `json:"const"`
+				} `json:"name"`
+			} `json:"properties"`
+		} `json:"if"`
+		Then struct {
+			Properties struct {
+				Args struct {
+					Ref string `json:"$ref"`
+				} `json:"args"`
+			} `json:"properties"`
+		} `json:"then"`
+	}
 	var schema struct {
-		Definitions struct {
-			PluginName struct {
-				Enum []string `json:"enum"`
-			} `json:"pluginName"`
+		Definitions map[string]struct {
+			Enum []string `json:"enum"`
 		} `json:"definitions"`
 		Properties struct {
 			Plugins struct {
 				Properties map[string]any `json:"properties"`
 			} `json:"plugins"`
+			PluginConfig struct {
+				Items struct {
+					AllOf []argsRule `json:"allOf"`
+				} `json:"items"`
+			} `json:"pluginConfig"`
 		} `json:"properties"`
 	}
 	if err := json.Unmarshal(data, &schema); err != nil {
-		t.Fatalf("values.schema.json: %v", err)
+		t.Fatalf("%s: %v", file, err)
 	}
-	want := []string{nodelesspods.Name, placementpolicy.Name, maintenancewindow.Name}
-	for name := range plugins.NewInTreeRegistry() {
+	want := plugins.Names()
+	for name := range frameworkplugins.NewInTreeRegistry() {
 		want = append(want, name)
 	}
-	got := slices.Clone(schema.Definitions.PluginName.Enum)
-	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Errorf("values.schema.json definitions.pluginName.enum = %q,\nthe binary registers %q", got, want)
+	if missing, extra := nameDiff(want, schema.Definitions["pluginName"].Enum); len(missing)+len(extra) > 0 {
+		t.Errorf("%s definitions.pluginName.enum: missing %q, extra %q (want the in-tree registry and pkg/plugins)", file, missing, extra)
+	}
+	// Each of our plugins has a rule that checks its args against a
+	// definition of the schema.
+	var argsRules []string
+	for _, rule := range schema.Properties.PluginConfig.Items.AllOf {
+		name, ref := rule.If.Properties.Name.Const, rule.Then.Properties.Args.Ref
+		argsRules = append(argsRules, name)
+		def, ok := strings.CutPrefix(ref, "#/definitions/")
+		if _, found := schema.Definitions[def]; !ok || !found {
+			t.Errorf("%s: the args rule of %s refers to %q, which is not a definition of the schema", file, name, ref)
+		}
+	}
+	if missing, extra := nameDiff(plugins.Names(), argsRules); len(missing)+len(extra) > 0 {
+		t.Errorf("%s properties.pluginConfig.items.allOf (args rules by plugin name): missing %q, extra %q (want pkg/plugins' plugins)", file, missing, extra)
 	}
 
 	// The extension points: the fields of KubeSchedulerConfiguration's
@@ -355,12 +385,30 @@ func TestChartSchemaPluginNames(t *testing.T) {
 		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
 		points = append(points, name)
 	}
-	got = slices.Collect(maps.Keys(schema.Properties.Plugins.Properties))
+	got := slices.Collect(maps.Keys(schema.Properties.Plugins.Properties))
 	slices.Sort(got)
 	slices.Sort(points)
 	if !slices.Equal(got, points) {
-		t.Errorf("values.schema.json properties.plugins.properties = %q,\nKubeSchedulerConfiguration's plugins has %q", got, points)
+		t.Errorf("%s properties.plugins.properties = %q,\nKubeSchedulerConfiguration's plugins has %q", file, got, points)
 	}
+}
+
+// nameDiff returns the names of want that got lacks and those of got that
+// want lacks, each sorted.
+func nameDiff(want, got []string) (missing, extra []string) {
+	for _, n := range want {
+		if !slices.Contains(got, n) {
+			missing = append(missing, n)
+		}
+	}
+	for _, n := range got {
+		if !slices.Contains(want, n) {
+			extra = append(extra, n)
+		}
+	}
+	slices.Sort(missing)
+	slices.Sort(extra)
+	return missing, extra
 }
 
 // TestChartBadValues checks that bad values fail at helm template (the
