@@ -109,9 +109,9 @@ func expandPlaceholders(value string, now time.Time) (string, error) {
 	}
 }
 
-// escapePlaceholders returns the annotation value that expands to value:
+// EscapePlaceholders returns the annotation value that expands to value:
 // every "$" doubled, so that no "${" starts a placeholder.
-func escapePlaceholders(value string) string {
+func EscapePlaceholders(value string) string {
 	return strings.ReplaceAll(value, "$", placeholderEscape)
 }
 

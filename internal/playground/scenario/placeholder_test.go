@@ -85,7 +85,7 @@ func TestPlaceholderEscape(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("expanded (-want +got):\n%s", diff)
 			}
-			back, err := expandPlaceholders(escapePlaceholders(tt.value), now)
+			back, err := expandPlaceholders(EscapePlaceholders(tt.value), now)
 			if err != nil {
 				t.Fatal(err)
 			}
