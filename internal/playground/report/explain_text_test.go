@@ -22,7 +22,147 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/adminsched/scheduler-plugins/internal/schedtrace"
 )
+
+// explainedRuns are two runs of the same scenario with explanations: a
+// scored pod (two candidates shown in the first run, one in the second), an
+// unexplained one, one rejected by PreFilter and one never scheduled (only
+// in the first run).
+func explainedRuns() []Run {
+	rejected := schedtrace.Attempt{Profile: "p", Number: 3, Failure: "0/7 nodes are available",
+		PreFilter: &schedtrace.Status{Code: "UnschedulableAndUnresolvable", Plugin: "NodeAffinity", Reasons: []string{"no match"}}}
+	first := Result{Pods: []PodResult{
+		{Namespace: "ns", Name: "scored", Node: "n1", Explain: Explain(scoredAttempt(), true, scoredNodes, "n1", 2)},
+		{Namespace: "ns", Name: "plain", Node: "n2"},
+		{Namespace: "ns", Name: "rejected", Reason: "Unschedulable", Explain: Explain(rejected, true, scoredNodes, "", 5)},
+		{Namespace: "ns", Name: "static", Node: "n3", Explain: Explain(schedtrace.Attempt{}, false, scoredNodes, "n3", 5)},
+	}}
+	second := Result{Pods: []PodResult{
+		{Namespace: "ns", Name: "scored", Node: "n3", Explain: Explain(scoredAttempt(), true, scoredNodes, "n3", 1)},
+		{Namespace: "ns", Name: "plain", Node: "n2"},
+	}}
+	return []Run{{Config: "a.yaml", Result: first}, {Config: "b.yaml", Result: second}}
+}
+
+// TestWriteExplainText pins the text byte for byte, as the flat playground
+// package wrote it.
+func TestWriteExplainText(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteExplainText(&b, explainedRuns()[0].Result); err != nil {
+		t.Fatal(err)
+	}
+	want := `explanations (last scheduling attempt of each pod; score cells: normalized (weighted); * chosen node):
+
+ns/scored -> n1
+  profile p, attempt 2: 3 feasible node(s)
+  plugin  weight  *n1        n3
+  A       1       50 (50)    20 (20)
+  B       3       100 (300)  100 (300)
+  total           350        320
+  (1 more feasible node(s) not shown)
+  filtered out:
+    Filter NodeResourcesFit  Unschedulable  Insufficient cpu   n4, n5
+    Filter TaintToleration   Unschedulable  untolerated taint  n6
+  note: not evaluated in this attempt (a nominated node was tried first, or enough feasible nodes were found): n7
+  note: score plugins skipped for this pod by their PreScore: Skipped
+
+ns/rejected -> <none>
+  profile p, attempt 3: 0 feasible node(s)
+  filtered out:
+    PreFilter NodeAffinity  UnschedulableAndUnresolvable  no match  n1, n2, n3, n4, n5, n6, n7
+  failure: 0/7 nodes are available
+
+ns/static -> n3
+  note: no scheduling attempt was recorded: the pod was created with spec.nodeName, or the scheduler never tried it
+`
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("explanations (-want +got):\n%s", diff)
+	}
+}
+
+// TestWriteCompareExplainText pins the text byte for byte, as the flat
+// playground package wrote it.
+func TestWriteCompareExplainText(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteCompareExplainText(&b, explainedRuns()); err != nil {
+		t.Fatal(err)
+	}
+	want := `explanations (last scheduling attempt of each pod; score cells: normalized (weighted); * chosen node):
+
+ns/scored
+  [1] a.yaml -> n1
+      profile p, attempt 2: 3 feasible node(s)
+      plugin  weight  *n1        n3
+      A       1       50 (50)    20 (20)
+      B       3       100 (300)  100 (300)
+      total           350        320
+      (1 more feasible node(s) not shown)
+      filtered out:
+        Filter NodeResourcesFit  Unschedulable  Insufficient cpu   n4, n5
+        Filter TaintToleration   Unschedulable  untolerated taint  n6
+      note: not evaluated in this attempt (a nominated node was tried first, or enough feasible nodes were found): n7
+      note: score plugins skipped for this pod by their PreScore: Skipped
+  [2] b.yaml -> n3
+      profile p, attempt 2: 3 feasible node(s)
+      plugin  weight  *n1
+      A       1       50 (50)
+      B       3       100 (300)
+      total           350
+      (2 more feasible node(s) not shown)
+      filtered out:
+        Filter NodeResourcesFit  Unschedulable  Insufficient cpu   n4, n5
+        Filter TaintToleration   Unschedulable  untolerated taint  n6
+      note: not evaluated in this attempt (a nominated node was tried first, or enough feasible nodes were found): n7
+      note: score plugins skipped for this pod by their PreScore: Skipped
+      note: bound to n3, but the last recorded attempt chose "n1"
+
+ns/plain
+  [1] a.yaml -> n2
+  [2] b.yaml -> n2
+
+ns/rejected
+  [1] a.yaml -> <none>
+      profile p, attempt 3: 0 feasible node(s)
+      filtered out:
+        PreFilter NodeAffinity  UnschedulableAndUnresolvable  no match  n1, n2, n3, n4, n5, n6, n7
+      failure: 0/7 nodes are available
+  [2] b.yaml -> -
+
+ns/static
+  [1] a.yaml -> n3
+      note: no scheduling attempt was recorded: the pod was created with spec.nodeName, or the scheduler never tried it
+  [2] b.yaml -> -
+`
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("compared explanations (-want +got):\n%s", diff)
+	}
+}
+
+// TestWriteExplanationMissingScore: a candidate without a score of a plugin
+// (its list is shorter, or in another order) shows "-" there.
+func TestWriteExplanationMissingScore(t *testing.T) {
+	e := &Explanation{Profile: "p", Attempt: 1, Chosen: "n1", Feasible: 2, Scored: true,
+		Plugins: []PluginWeight{{"A", 1}, {"B", 2}},
+		Candidates: []Candidate{
+			{Node: "n1", Chosen: true, Total: 30, Scores: []PluginScore{{"A", 1, 10, 1, 10}, {"B", 1, 10, 2, 20}}},
+			{Node: "n2", Total: 20, Scores: []PluginScore{{"B", 1, 10, 2, 20}}},
+		}}
+	var b bytes.Buffer
+	if err := writeExplanation(&b, e, ""); err != nil {
+		t.Fatal(err)
+	}
+	want := `profile p, attempt 1: 2 feasible node(s)
+plugin  weight  *n1      n2
+A       1       10 (10)  -
+B       2       10 (20)  -
+total           30       20
+`
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("explanation (-want +got):\n%s", diff)
+	}
+}
 
 // TestWriteCompareExplainTextEveryPod: runs that made different pods (one
 // more replica in the second, fewer in the first) are written pod by pod,
