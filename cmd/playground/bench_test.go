@@ -26,34 +26,35 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/adminsched/scheduler-plugins/internal/playground"
+	"github.com/adminsched/scheduler-plugins/internal/playground/apply"
+	"github.com/adminsched/scheduler-plugins/internal/playground/scenario"
 )
 
 // bigSnapshot is a snapshot of a cluster of nodes nodes in 3 zones, each
 // running one DaemonSet pod, and pods pods in total, the others of
 // ReplicaSets over 50 namespaces.
-func bigSnapshot(nodes, pods int) *playground.Scenario {
-	s := &playground.Scenario{}
+func bigSnapshot(nodes, pods int) *scenario.Scenario {
+	s := &scenario.Scenario{}
 	for i := range nodes {
-		s.Nodes = append(s.Nodes, playground.NodeSpec{
+		s.Nodes = append(s.Nodes, scenario.NodeSpec{
 			Name:        fmt.Sprintf("node-%05d", i),
 			Labels:      map[string]string{"topology.kubernetes.io/zone": fmt.Sprintf("zone-%d", i%3), "node.kubernetes.io/instance-type": "m5.4xlarge"},
-			Allocatable: playground.Allocatable{CPU: "15890m", Memory: "62Gi", Pods: "110"},
+			Allocatable: scenario.Allocatable{CPU: "15890m", Memory: "62Gi", Pods: "110"},
 		})
 	}
-	requests := []playground.ContainerRequests{{Requests: map[corev1.ResourceName]playground.Quantity{"cpu": "100m", "memory": "128Mi"}}}
+	requests := []scenario.ContainerRequests{{Requests: map[corev1.ResourceName]scenario.Quantity{"cpu": "100m", "memory": "128Mi"}}}
 	for i := range pods {
 		node := s.Nodes[i%nodes].Name
-		bp := playground.BoundPod{NodeName: node, Containers: requests}
+		bp := scenario.BoundPod{NodeName: node, Containers: requests}
 		if i < nodes {
 			bp.Namespace, bp.Name = "kube-system", "node-agent-"+node
 			bp.Labels = map[string]string{"app": "node-agent"}
-			bp.Owner = &playground.Owner{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "node-agent"}
+			bp.Owner = &scenario.Owner{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "node-agent"}
 		} else {
 			app := fmt.Sprintf("app-%d", i%500)
 			bp.Namespace, bp.Name = fmt.Sprintf("team-%d", i%50), fmt.Sprintf("%s-%d", app, i)
 			bp.Labels = map[string]string{"app": app}
-			bp.Owner = &playground.Owner{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: app + "-5d4f8"}
+			bp.Owner = &scenario.Owner{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: app + "-5d4f8"}
 		}
 		s.BoundPods = append(s.BoundPods, bp)
 	}
@@ -61,9 +62,9 @@ func bigSnapshot(nodes, pods int) *playground.Scenario {
 }
 
 // BenchmarkReplaySnapshot loads and replays a snapshot of 5,000 nodes and
-// 50,000 pods on a real control plane: the time of playground.Load (read,
-// decode, validate) plus Applier.CreateNodes (the nodes, then every bound
-// pod), as bin/playground does before it starts the scheduler. Starting
+// 50,000 pods on a real control plane: the time of scenario.Load (read,
+// decode, validate) plus apply.CreateNodes and apply.CreateBoundPods (the
+// nodes, then every bound pod), as bin/playground does before it starts the scheduler. Starting
 // and stopping the control plane is not timed. Run it with
 //
 //	KUBEBUILDER_ASSETS=$PWD/bin go test ./cmd/playground/ -run '^$' -bench ReplaySnapshot -benchtime=1x -timeout 30m
@@ -74,7 +75,7 @@ func BenchmarkReplaySnapshot(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := playground.WriteSnapshot(f, bigSnapshot(nodes, pods), nil); err != nil {
+	if err := scenario.Write(f, bigSnapshot(nodes, pods), nil); err != nil {
 		b.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
@@ -91,12 +92,16 @@ func BenchmarkReplaySnapshot(b *testing.B) {
 		b.StartTimer()
 
 		start := time.Now()
-		s, err := playground.Load(path, []string{"custom-scheduler"})
+		s, err := scenario.Load(path, []string{"custom-scheduler"})
 		if err != nil {
 			b.Fatal(err)
 		}
 		loaded := time.Now()
-		if err := (&playground.Applier{Client: client}).CreateNodes(context.Background(), s); err != nil {
+		ctx := context.Background()
+		if err := apply.CreateNodes(ctx, client, s.NodeObjects(time.Now()), nil); err != nil {
+			b.Fatal(err)
+		}
+		if err := apply.CreateBoundPods(ctx, client, s.BoundDaemonSets, s.BoundPods, true, nil); err != nil {
 			b.Fatal(err)
 		}
 		load += loaded.Sub(start)

@@ -31,6 +31,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/adminsched/scheduler-plugins/internal/playground"
+	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 )
 
 var (
@@ -45,7 +46,7 @@ var (
 // explanation's chosen node is the node the API server has, every
 // candidate's total is the sum of weight*normalized score, and no
 // candidate beats the chosen node.
-func checkExplanation(t *testing.T, p playground.PodResult) {
+func checkExplanation(t *testing.T, p report.PodResult) {
 	t.Helper()
 	e := p.Explain
 	if e == nil {
@@ -156,7 +157,7 @@ func TestExplainTutorial(t *testing.T) {
 	}
 }
 
-func indexOf(ps []playground.PluginWeight, name string) int {
+func indexOf(ps []report.PluginWeight, name string) int {
 	for i, p := range ps {
 		if p.Name == name {
 			return i
@@ -176,7 +177,7 @@ func TestExplainCompare(t *testing.T) {
 		t.Fatalf("exit code %d, want 0", code)
 	}
 	var doc struct {
-		Runs []playground.Run `json:"runs"`
+		Runs []report.Run `json:"runs"`
 	}
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()

@@ -29,7 +29,7 @@ import (
 	"time"
 
 	"github.com/adminsched/scheduler-plugins/internal/localcluster"
-	"github.com/adminsched/scheduler-plugins/internal/playground"
+	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 )
 
 // These tests run the real thing: etcd and kube-apiserver from
@@ -67,16 +67,16 @@ func runPlayground(t *testing.T, args ...string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
-func decodeResult(t *testing.T, out string) playground.Result {
+func decodeResult(t *testing.T, out string) report.Result {
 	t.Helper()
-	var r playground.Result
+	var r report.Result
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("decoding the JSON output: %v\n%s", err, out)
 	}
 	return r
 }
 
-func nodeOf(r playground.Result) map[string]string {
+func nodeOf(r report.Result) map[string]string {
 	m := map[string]string{}
 	for _, p := range r.Pods {
 		m[p.Name] = p.Node
@@ -120,7 +120,7 @@ func TestTutorial(t *testing.T) {
 	for _, c := range replicas {
 		counts = append(counts, c)
 	}
-	if n != 5 || playground.Spread(counts) > 1 {
+	if n != 5 || report.Spread(counts) > 1 {
 		t.Errorf("replicas per node %v (%d replicas): want 5 with a spread of at most 1", replicas, n)
 	}
 	if len(r.Pods) != 7 || len(r.Nodes) != 3 || r.Spread > 1 {
@@ -129,10 +129,10 @@ func TestTutorial(t *testing.T) {
 }
 
 // decodeRuns decodes the JSON output of a --compare run.
-func decodeRuns(t *testing.T, out string) []playground.Run {
+func decodeRuns(t *testing.T, out string) []report.Run {
 	t.Helper()
 	var got struct {
-		Runs []playground.Run `json:"runs"`
+		Runs []report.Run `json:"runs"`
 	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("decoding %s: %v", out, err)
@@ -141,7 +141,7 @@ func decodeRuns(t *testing.T, out string) []playground.Run {
 }
 
 // replicasPerNode counts the pods whose name starts with prefix per node.
-func replicasPerNode(r playground.Result, prefix string) map[string]int {
+func replicasPerNode(r report.Result, prefix string) map[string]int {
 	m := map[string]int{}
 	for _, p := range r.Pods {
 		if strings.HasPrefix(p.Name, prefix) {
@@ -172,7 +172,7 @@ func TestConsolidation(t *testing.T) {
 	if got := replicasPerNode(packed, "web-"); fmt.Sprint(got) != fmt.Sprint(map[string]int{"consolidation-1": 6}) {
 		t.Errorf("%s: replicas per node %v, want all 6 on consolidation-1 (the busiest node that fits)", consolidationConfig, got)
 	}
-	want := []playground.NodeResult{
+	want := []report.NodeResult{
 		{Name: "consolidation-1", Pods: 16}, {Name: "consolidation-2", Pods: 9}, {Name: "consolidation-3", Pods: 8},
 		{Name: "consolidation-4", Pods: 0}, {Name: "consolidation-full", Pods: 12},
 	}

@@ -33,6 +33,7 @@ import (
 	crlog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/adminsched/scheduler-plugins/internal/playground"
+	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 )
 
 // Exit codes of run.
@@ -69,7 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, int) {
 	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "how long to wait for every pod to be bound or unschedulable")
 	fs.BoolVar(&f.keep, "keep", false, "after printing, keep the control plane and the scheduler up until Ctrl-C")
 	fs.BoolVar(&f.explain, "explain", false, "explain every pod's placement: each score plugin's normalized score, weight and the total on the best nodes, and the nodes filtered out by plugin and reason (opportunistic batching hints are off meanwhile: every pod is scored on every node)")
-	fs.IntVar(&f.explainNodes, "explain-nodes", playground.DefaultExplainNodes, "with --explain, how many candidate nodes to show per pod")
+	fs.IntVar(&f.explainNodes, "explain-nodes", report.DefaultExplainNodes, "with --explain, how many candidate nodes to show per pod")
 	fs.IntVar(&f.verbosity, "v", 2, "verbosity of the log file (the scheduler's logs never go to the terminal)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -231,23 +232,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // writeOutput writes the runs; in JSON, explanations are in the pods.
-func writeOutput(w io.Writer, format string, explain bool, runs []playground.Run) error {
+func writeOutput(w io.Writer, format string, explain bool, runs []report.Run) error {
 	switch {
 	case len(runs) == 1 && format == "json":
-		return playground.WriteJSON(w, runs[0].Result)
+		return report.WriteJSON(w, runs[0].Result)
 	case format == "json":
-		return playground.WriteCompareJSON(w, runs)
+		return report.WriteCompareJSON(w, runs)
 	case len(runs) == 1:
-		if err := playground.WriteText(w, runs[0].Result); err != nil || !explain {
+		if err := report.WriteText(w, runs[0].Result); err != nil || !explain {
 			return err
 		}
 		fmt.Fprintln(w)
-		return playground.WriteExplainText(w, runs[0].Result)
+		return report.WriteExplainText(w, runs[0].Result)
 	default:
-		if err := playground.WriteCompareText(w, runs); err != nil || !explain {
+		if err := report.WriteCompareText(w, runs); err != nil || !explain {
 			return err
 		}
 		fmt.Fprintln(w)
-		return playground.WriteCompareExplainText(w, runs)
+		return report.WriteCompareExplainText(w, runs)
 	}
 }

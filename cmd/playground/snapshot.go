@@ -31,7 +31,9 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/textlogger"
 
-	"github.com/adminsched/scheduler-plugins/internal/playground"
+	"github.com/adminsched/scheduler-plugins/internal/filelimit"
+	"github.com/adminsched/scheduler-plugins/internal/playground/scenario"
+	"github.com/adminsched/scheduler-plugins/internal/playground/snapshot"
 )
 
 const snapshotUsage = `Usage: playground snapshot [flags]
@@ -100,6 +102,11 @@ func parseSnapshotFlags(args []string, stderr io.Writer) (*snapshotFlags, int) {
 	return f, exitOK
 }
 
+// maxKubeconfigBytes caps the kubeconfig files `playground snapshot` reads:
+// one with the certificates of a hundred clusters embedded is well under
+// 1 MiB.
+const maxKubeconfigBytes = 16 << 20
+
 // runSnapshot is `playground snapshot`.
 func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f, code := parseSnapshotFlags(args, stderr)
@@ -116,7 +123,7 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	// client-go reads each file whole: refuse /dev/zero or a huge file first.
 	for _, path := range rules.GetLoadingPrecedence() {
-		if err := playground.CheckFileSize(path, playground.MaxKubeconfigBytes, "kubeconfig file"); err != nil {
+		if err := filelimit.CheckSize(path, maxKubeconfigBytes, "kubeconfig file"); err != nil {
 			fmt.Fprintf(stderr, "playground snapshot: loading the kubeconfig: %v\n", err)
 			return exitInput
 		}
@@ -136,7 +143,7 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 
 	start := time.Now()
-	s, err := playground.Snapshot(ctx, client, playground.SnapshotOptions{Namespace: f.namespace, PageSize: f.pageSize, Progress: stderr})
+	s, err := snapshot.Take(ctx, client, snapshot.Options{Namespace: f.namespace, PageSize: f.pageSize, Progress: stderr})
 	if err != nil {
 		fmt.Fprintf(stderr, "playground snapshot: %v\n", err)
 		return exitFailure
@@ -160,7 +167,7 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		defer file.Close()
 		out, dest = file, f.outputFile
 	}
-	if err := playground.WriteSnapshot(out, s, header); err != nil {
+	if err := scenario.Write(out, s, header); err != nil {
 		fmt.Fprintf(stderr, "playground snapshot: writing %s: %v\n", dest, err)
 		return exitFailure
 	}

@@ -37,7 +37,6 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/adminsched/scheduler-plugins/internal/localcluster"
-	"github.com/adminsched/scheduler-plugins/internal/playground"
 	"github.com/adminsched/scheduler-plugins/pkg/podowner"
 )
 
@@ -378,7 +377,7 @@ func TestSnapshotFlags(t *testing.T) {
 	if err := os.WriteFile(hugeKubeconfig, []byte("apiVersion: v1\nkind: Config\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Truncate(hugeKubeconfig, playground.MaxKubeconfigBytes+1); err != nil {
+	if err := os.Truncate(hugeKubeconfig, maxKubeconfigBytes+1); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {

@@ -29,7 +29,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/adminsched/scheduler-plugins/internal/playground"
+	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 )
 
 // TestKeepApply is the README's flow: the cluster --keep leaves up behaves
@@ -97,7 +97,7 @@ func TestRebalance(t *testing.T) {
 	if len(runs) != 2 {
 		t.Fatalf("%d runs, want 2", len(runs))
 	}
-	used := func(nodes []playground.NodeResult) (n int, counts []int) {
+	used := func(nodes []report.NodeResult) (n int, counts []int) {
 		for _, node := range nodes {
 			counts = append(counts, node.Pods)
 			if node.Pods > 0 {

@@ -14,6 +14,17 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
+// Package playground is the engine of bin/playground: Play checks a
+// scenario and scheduler configs, then, for each config, starts a control
+// plane and the scheduler and runs the scenario through the pipeline, one
+// package per step:
+//
+//	scenario  read, merge the base, check, compile into a Plan (pure)
+//	apply     put the nodes, bound pods and objects on the cluster
+//	settle    wait, by watching, until every pod is bound or unschedulable
+//	report    the Result and its text and JSON forms (pure)
+//
+// and snapshot, which reads a live cluster into a scenario.
 package playground
 
 import (
@@ -21,18 +32,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
 	"github.com/adminsched/scheduler-plugins/internal/localcluster"
-	"github.com/adminsched/scheduler-plugins/internal/localscheduler"
-	"github.com/adminsched/scheduler-plugins/internal/schedtrace"
+	"github.com/adminsched/scheduler-plugins/internal/playground/report"
+	"github.com/adminsched/scheduler-plugins/internal/playground/scenario"
 )
 
 // Options of Play.
@@ -65,14 +72,18 @@ type Options struct {
 	// every node.
 	Explain bool
 	// ExplainNodes is how many candidate nodes an Explanation lists; 0 is
-	// DefaultExplainNodes.
+	// report.DefaultExplainNodes.
 	ExplainNodes int
+
+	// now is the clock the nodes' annotation placeholders expand with
+	// (${now+2h}, ...); nil is time.Now. For tests.
+	now func() time.Time
 }
 
 // Session is what Play returns once every config has run.
 type Session struct {
 	// Runs are the results, one per config, in the order of Options.Configs.
-	Runs []Run
+	Runs []report.Run
 	// Kubeconfig reaches the control plane of the last config, which is
 	// still up when Options.Keep is set (until Stop).
 	Kubeconfig string
@@ -154,10 +165,12 @@ func Play(ctx context.Context, opts Options) (*Session, error) {
 		}
 		prepared = append(prepared, sc)
 	}
-	var scenario *Scenario
-	for _, sc := range prepared {
+	// A plan per config: its first profile is the scheduler of the pods
+	// that name none.
+	plans := make([]*scenario.Plan, len(prepared))
+	for i, sc := range prepared {
 		var err error
-		if scenario, err = Load(opts.Scenario, sc.profiles); err != nil {
+		if plans[i], err = scenario.Load(opts.Scenario, sc.profiles); err != nil {
 			return nil, &InputError{Err: fmt.Errorf("invalid scenario:\n%w", err)}
 		}
 	}
@@ -171,7 +184,7 @@ func Play(ctx context.Context, opts Options) (*Session, error) {
 		if len(prepared) > 1 {
 			fmt.Fprintf(progress, "run %d/%d with %s\n", i+1, len(prepared), sc.source)
 		}
-		res, stop, err := runScenario(ctx, opts, sc, scenario, progress)
+		res, stop, err := runScenario(ctx, opts, sc, plans[i], progress)
 		if res == nil {
 			if stop != nil {
 				stop()
@@ -181,7 +194,7 @@ func Play(ctx context.Context, opts Options) (*Session, error) {
 		if err != nil {
 			timeouts = append(timeouts, err)
 		}
-		session.Runs = append(session.Runs, Run{Config: sc.source, Result: *res})
+		session.Runs = append(session.Runs, report.Run{Config: sc.source, Result: *res})
 		session.Kubeconfig = sc.kubeconfig
 		if opts.Keep && i == len(prepared)-1 {
 			session.stop = stop
@@ -190,109 +203,4 @@ func Play(ctx context.Context, opts Options) (*Session, error) {
 		}
 	}
 	return session, errors.Join(timeouts...)
-}
-
-// runScenario starts a control plane and the scheduler, applies the
-// scenario and waits. It returns the result (also on a timeout, with a
-// *TimeoutError), and stop, which stops the scheduler and the control plane,
-// whenever the control plane started.
-func runScenario(ctx context.Context, opts Options, sc *schedConfig, s *Scenario, progress io.Writer) (*Result, func(), error) {
-	logger := klog.FromContext(ctx)
-	fmt.Fprintf(progress, "starting the control plane (%s) from %s\n", strings.Join(localcluster.Binaries, ", "), opts.Assets)
-	cp, err := localcluster.Start(opts.Assets, filepath.Dir(sc.path))
-	if err != nil {
-		return nil, nil, err
-	}
-	var stops []func()
-	stop := func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
-		stops = nil
-	}
-	stops = append(stops, func() {
-		if err := cp.Stop(); err != nil {
-			logger.Error(err, "Stopping the control plane")
-		}
-	})
-	if err := os.WriteFile(sc.kubeconfig, cp.KubeConfig, 0o600); err != nil {
-		return nil, stop, err
-	}
-	client, err := kubernetes.NewForConfig(cp.Config)
-	if err != nil {
-		return nil, stop, err
-	}
-	a := &Applier{Client: client, SchedulerName: sc.profiles[0], Progress: progress, Alive: cp.Err}
-	if err := a.CreateNodes(ctx, s); err != nil {
-		return nil, stop, err
-	}
-	fmt.Fprintf(progress, "starting the scheduler from %s (profiles: %s)\n", sc.source, strings.Join(sc.profiles, ", "))
-	var rec *schedtrace.Recorder
-	if opts.Explain {
-		rec = schedtrace.NewRecorder()
-	}
-	rs, err := startScheduler(ctx, sc, rec)
-	if err != nil {
-		return nil, stop, err
-	}
-	stops = append(stops, rs.Stop)
-
-	wctx, cancel := context.WithTimeout(ctx, opts.Timeout)
-	defer cancel()
-	refs, err := a.Apply(wctx, s)
-	if err == nil {
-		err = a.Wait(wctx, refs)
-	}
-	var steps []StepResult
-	if err == nil {
-		steps, err = a.RunSteps(wctx, s, refs, s.NodeNames())
-	}
-	if err != nil && (ctx.Err() != nil || !timedOut(wctx, err)) {
-		// Interrupted, or a failure that is not the timeout.
-		return nil, stop, err
-	}
-	if err != nil {
-		err = &TimeoutError{Config: sc.source, Timeout: opts.Timeout, Err: err}
-	}
-	res, cerr := Collect(ctx, client, s.NodeNames(), refs)
-	if cerr != nil {
-		return nil, stop, errors.Join(err, cerr)
-	}
-	res.Steps = steps
-	if rec != nil {
-		for i := range res.Pods {
-			p := &res.Pods[i]
-			a, found := rec.Last(types.NamespacedName{Namespace: p.Namespace, Name: p.Name})
-			p.Explain = explain(a, found, s.NodeNames(), p.Node, opts.ExplainNodes)
-		}
-	}
-	return &res, stop, err
-}
-
-// startScheduler sets up the scheduler from sc and starts it, recording
-// its attempts into rec unless nil. A failing setup is the config's fault (a
-// plugin refused its args, say): an *InputError.
-func startScheduler(ctx context.Context, sc *schedConfig, rec *schedtrace.Recorder) (*localscheduler.Scheduler, error) {
-	s, err := localscheduler.Setup(ctx, sc.path)
-	if err != nil {
-		return nil, &InputError{Err: fmt.Errorf("scheduler config %s: %w", sc.source, err)}
-	}
-	if rec != nil {
-		schedtrace.Install(ctx, s.Scheduler, rec)
-	}
-	if err := s.Start(); err != nil {
-		s.Stop()
-		return nil, err
-	}
-	return s, nil
-}
-
-// timedOut reports whether err ended the wait because the time was up. A
-// client's rate limiter refuses a request that would end after the deadline
-// before the deadline has passed (x/time/rate's "would exceed context
-// deadline", which wraps no sentinel error), so with a short timeout that
-// refusal is the timeout too.
-func timedOut(wctx context.Context, err error) bool {
-	return wctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) ||
-		strings.Contains(err.Error(), "would exceed context deadline")
 }

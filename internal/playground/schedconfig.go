@@ -29,7 +29,12 @@ import (
 	"sigs.k8s.io/yaml"
 
 	pluginvalidation "github.com/adminsched/scheduler-plugins/apis/config/validation"
+	"github.com/adminsched/scheduler-plugins/internal/filelimit"
 )
+
+// MaxConfigBytes caps a scheduler config file: 1 MiB is the most a
+// ConfigMap, where a scheduler's config usually lives, holds.
+const MaxConfigBytes = 1 << 20
 
 // RewriteSchedulerConfig returns a KubeSchedulerConfiguration document with
 // clientConnection.kubeconfig set to kubeconfig and leader election off, the
@@ -86,7 +91,7 @@ type schedConfig struct {
 // repeated key included; only then is the copy made, and loaded the same way
 // by the scheduler.
 func prepareConfig(logger klog.Logger, source, dir string) (*schedConfig, error) {
-	data, err := readFileLimited(source, MaxConfigBytes, "scheduler config file")
+	data, err := filelimit.Read(source, MaxConfigBytes, "scheduler config file")
 	if err != nil {
 		return nil, fmt.Errorf("scheduler config: %w", err)
 	}

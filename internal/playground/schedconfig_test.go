@@ -17,6 +17,7 @@ limitations under the License.
 package playground
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -92,5 +93,78 @@ func TestPrepareConfigAsKubeScheduler(t *testing.T) {
 				t.Error("the copy elects a leader")
 			}
 		})
+	}
+}
+
+// TestConfigFileLimits: a scheduler config is read only up to
+// MaxConfigBytes, and a device is refused, before anything is decoded.
+func TestConfigFileLimits(t *testing.T) {
+	logger, _ := ktesting.NewTestContext(t)
+	dir := t.TempDir()
+	config := configHeader + "profiles: [{schedulerName: custom-scheduler}]\n"
+	sized := func(name string, size int) string {
+		data := config + "#" + strings.Repeat("x", size-len(config)-2) + "\n"
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	atCap, overCap := sized("at-cap.yaml", MaxConfigBytes), sized("over-cap.yaml", MaxConfigBytes+1)
+	tooLarge := fmt.Sprintf("larger than 1 MiB (%d bytes), the most a scheduler config file may hold", MaxConfigBytes)
+	tests := []struct {
+		name, path, want string
+	}{
+		{name: "at the cap", path: atCap},
+		{name: "one byte over", path: overCap, want: overCap + " is " + tooLarge},
+		{name: "/dev/zero", path: "/dev/zero", want: "scheduler config: /dev/zero is a device, not a regular file: a scheduler config file must be a file"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := prepareConfig(logger, tt.path, filepath.Join(dir, fmt.Sprintf("run-%d", i)))
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestRewriteSchedulerConfig(t *testing.T) {
+	in := []byte(`apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: true
+  resourceName: custom-scheduler
+clientConnection:
+  qps: 50
+profiles:
+  - schedulerName: custom-scheduler
+`)
+	out, err := RewriteSchedulerConfig(in, "/tmp/kubeconfig")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `apiVersion: kubescheduler.config.k8s.io/v1
+clientConnection:
+  kubeconfig: /tmp/kubeconfig
+  qps: 50
+kind: KubeSchedulerConfiguration
+leaderElection:
+  leaderElect: false
+  resourceName: custom-scheduler
+profiles:
+- schedulerName: custom-scheduler
+`
+	if diff := cmp.Diff(want, string(out)); diff != "" {
+		t.Errorf("rewritten config (-want +got):\n%s", diff)
+	}
+	if _, err := RewriteSchedulerConfig([]byte("profiles: ["), "k"); err == nil {
+		t.Error("malformed YAML: no error")
 	}
 }

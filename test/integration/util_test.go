@@ -42,7 +42,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/internal/localscheduler"
-	"github.com/adminsched/scheduler-plugins/internal/playground"
+	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 )
 
 const (
@@ -333,7 +333,7 @@ func (tc *testContext) podsPerNode(nodes []string, keep func(*v1.Pod) bool) map[
 
 // spread is max - min of the pods per node, as the playground reports it.
 func spread(counts map[string]int) int {
-	return playground.Spread(slices.Collect(maps.Values(counts)))
+	return report.Spread(slices.Collect(maps.Values(counts)))
 }
 
 // schedulerConfig returns a v1 KubeSchedulerConfiguration with one profile,

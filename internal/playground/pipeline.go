@@ -1,0 +1,148 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package playground
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/adminsched/scheduler-plugins/internal/playground/apply"
+	"github.com/adminsched/scheduler-plugins/internal/playground/report"
+	"github.com/adminsched/scheduler-plugins/internal/playground/scenario"
+	"github.com/adminsched/scheduler-plugins/internal/playground/settle"
+)
+
+// pipeline is one run's steps after the control plane and the scheduler
+// started: apply the scenario's objects, run its steps, report.
+type pipeline struct {
+	plan     *scenario.Plan
+	applier  *apply.Applier
+	watcher  *settle.Watcher
+	progress io.Writer
+	// targets are the applied objects, in file order: what the run waits
+	// for and reports on.
+	targets []settle.Target
+}
+
+// applyObjects applies the plan's objects in dependency order, each waited
+// for until it is settled before the next, so that a run is deterministic:
+// the scheduler sees one object's pods at a time, in file order.
+func (p *pipeline) applyObjects(ctx context.Context) error {
+	for _, obj := range apply.Order(p.plan.Objects) {
+		a, err := p.applier.Apply(ctx, obj)
+		if err != nil {
+			return err
+		}
+		p.targets = append(p.targets, settle.Target{
+			APIVersion: a.GVK.GroupVersion().String(), Kind: a.GVK.Kind,
+			Namespace: a.Namespace, Name: a.Name, Resource: a.Resource, UID: a.UID,
+		})
+		if err := p.watcher.Wait(ctx, p.targets, p.progress); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runSteps runs the plan's steps in order. After each it waits until every
+// object is settled, writes the pods per node to the progress and records
+// them.
+func (p *pipeline) runSteps(ctx context.Context) ([]report.StepResult, error) {
+	var results []report.StepResult
+	for i, st := range p.plan.Steps {
+		fmt.Fprintf(p.progress, "step %d/%d: %s\n", i+1, len(p.plan.Steps), st)
+		if err := p.runStep(ctx, st); err != nil {
+			return results, fmt.Errorf("step %d (%s): %w", i+1, st, err)
+		}
+		if err := p.watcher.Wait(ctx, p.targets, p.progress); err != nil {
+			return results, fmt.Errorf("step %d (%s): %w", i+1, st, err)
+		}
+		counts := report.PerNode(p.plan.NodeNames, p.ownedPods())
+		var b strings.Builder
+		for _, n := range counts {
+			fmt.Fprintf(&b, " %s=%d", n.Name, n.Pods)
+		}
+		fmt.Fprintf(p.progress, "pods per node:%s\n", b.String())
+		results = append(results, report.StepResult{Step: st.String(), Nodes: counts})
+	}
+	return results, nil
+}
+
+func (p *pipeline) runStep(ctx context.Context, st scenario.Step) error {
+	switch {
+	case st.Wait != nil:
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(st.Wait.Duration):
+			return nil
+		}
+	case st.Scale != nil:
+		return p.applier.Scale(ctx, objectRef(st.Scale.ObjectRef), *st.Scale.Replicas)
+	case st.Delete != nil:
+		return p.applier.Delete(ctx, objectRef(*st.Delete))
+	}
+	return fmt.Errorf("empty step")
+}
+
+func objectRef(r scenario.ObjectRef) apply.ObjectRef {
+	return apply.ObjectRef{APIVersion: r.APIVersion, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
+}
+
+// ownedPods is the pods of every target now, in target order.
+func (p *pipeline) ownedPods() []report.OwnedPod {
+	owned := p.watcher.Pods(p.targets)
+	pods := make([]report.OwnedPod, len(owned))
+	for i, op := range owned {
+		pods[i] = report.OwnedPod{Pod: op.Pod, Object: op.Object}
+	}
+	return pods
+}
+
+// collect computes the result from the targets' pods and, for those not
+// bound, the FailedScheduling events of their namespaces (listed once).
+func (p *pipeline) collect(ctx context.Context, client kubernetes.Interface) (report.Result, error) {
+	pods := p.ownedPods()
+	namespaces := sets.New[string]()
+	for _, op := range pods {
+		if !report.Bound(op.Pod) {
+			namespaces.Insert(op.Pod.Namespace)
+		}
+	}
+	events := map[types.NamespacedName]string{}
+	for _, ns := range sets.List(namespaces) {
+		list, err := client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{
+			FieldSelector: fields.Set{"reason": "FailedScheduling", "involvedObject.kind": "Pod"}.String(),
+		})
+		if err != nil {
+			return report.Result{}, fmt.Errorf("listing the FailedScheduling events of namespace %s: %w", ns, err)
+		}
+		for k, v := range report.UnschedulableMessages(list.Items) {
+			events[k] = v
+		}
+	}
+	return report.Compute(p.plan.NodeNames, pods, events), nil
+}

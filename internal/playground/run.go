@@ -1,0 +1,159 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package playground
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/adminsched/scheduler-plugins/internal/localcluster"
+	"github.com/adminsched/scheduler-plugins/internal/localscheduler"
+	"github.com/adminsched/scheduler-plugins/internal/playground/apply"
+	"github.com/adminsched/scheduler-plugins/internal/playground/report"
+	"github.com/adminsched/scheduler-plugins/internal/playground/scenario"
+	"github.com/adminsched/scheduler-plugins/internal/playground/settle"
+	"github.com/adminsched/scheduler-plugins/internal/schedtrace"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+)
+
+// runScenario starts a control plane and the scheduler, applies the
+// plan and waits. It returns the result (also on a timeout, with a
+// *TimeoutError), and stop, which stops the scheduler and the control plane,
+// whenever the control plane started.
+func runScenario(ctx context.Context, opts Options, sc *schedConfig, plan *scenario.Plan, progress io.Writer) (*report.Result, func(), error) {
+	logger := klog.FromContext(ctx)
+	fmt.Fprintf(progress, "starting the control plane (%s) from %s\n", strings.Join(localcluster.Binaries, ", "), opts.Assets)
+	cp, err := localcluster.Start(opts.Assets, filepath.Dir(sc.path))
+	if err != nil {
+		return nil, nil, err
+	}
+	var stops []func()
+	stop := func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+		stops = nil
+	}
+	stops = append(stops, func() {
+		if err := cp.Stop(); err != nil {
+			logger.Error(err, "Stopping the control plane")
+		}
+	})
+	if err := os.WriteFile(sc.kubeconfig, cp.KubeConfig, 0o600); err != nil {
+		return nil, stop, err
+	}
+	client, err := kubernetes.NewForConfig(cp.Config)
+	if err != nil {
+		return nil, stop, err
+	}
+	now := time.Now
+	if opts.now != nil {
+		now = opts.now
+	}
+	if err := apply.CreateNodes(ctx, client, plan.NodeObjects(now()), progress); err != nil {
+		return nil, stop, err
+	}
+	// The controllers run: CreateBoundPods waits for the DaemonSet
+	// controller to see the bound DaemonSets before the scheduler starts.
+	if err := apply.CreateBoundPods(ctx, client, plan.BoundDaemonSets, plan.BoundPods, true, progress); err != nil {
+		return nil, stop, err
+	}
+	fmt.Fprintf(progress, "starting the scheduler from %s (profiles: %s)\n", sc.source, strings.Join(sc.profiles, ", "))
+	var rec *schedtrace.Recorder
+	if opts.Explain {
+		rec = schedtrace.NewRecorder()
+	}
+	rs, err := startScheduler(ctx, sc, rec)
+	if err != nil {
+		return nil, stop, err
+	}
+	stops = append(stops, rs.Stop)
+	watcher, err := settle.Start(ctx, cp.Config, cp.Err)
+	if err != nil {
+		return nil, stop, err
+	}
+	stops = append(stops, watcher.Stop)
+	applier, err := apply.New(cp.Config, progress)
+	if err != nil {
+		return nil, stop, err
+	}
+	p := &pipeline{plan: plan, applier: applier, watcher: watcher, progress: progress}
+
+	wctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	err = p.applyObjects(wctx)
+	var steps []report.StepResult
+	if err == nil {
+		steps, err = p.runSteps(wctx)
+	}
+	if err != nil && (ctx.Err() != nil || !timedOut(wctx, err)) {
+		// Interrupted, or a failure that is not the timeout.
+		return nil, stop, err
+	}
+	if err != nil {
+		err = &TimeoutError{Config: sc.source, Timeout: opts.Timeout, Err: err}
+	}
+	res, cerr := p.collect(ctx, client)
+	if cerr != nil {
+		return nil, stop, errors.Join(err, cerr)
+	}
+	res.Steps = steps
+	if rec != nil {
+		for i := range res.Pods {
+			pr := &res.Pods[i]
+			a, found := rec.Last(types.NamespacedName{Namespace: pr.Namespace, Name: pr.Name})
+			pr.Explain = report.Explain(a, found, plan.NodeNames, pr.Node, opts.ExplainNodes)
+		}
+	}
+	return &res, stop, err
+}
+
+// startScheduler sets up the scheduler from sc and starts it, recording
+// its attempts into rec unless nil. A failing setup is the config's fault (a
+// plugin refused its args, say): an *InputError.
+func startScheduler(ctx context.Context, sc *schedConfig, rec *schedtrace.Recorder) (*localscheduler.Scheduler, error) {
+	s, err := localscheduler.Setup(ctx, sc.path)
+	if err != nil {
+		return nil, &InputError{Err: fmt.Errorf("scheduler config %s: %w", sc.source, err)}
+	}
+	if rec != nil {
+		schedtrace.Install(ctx, s.Scheduler, rec)
+	}
+	if err := s.Start(); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// timedOut reports whether err ended the wait because the time was up. A
+// client's rate limiter refuses a request that would end after the deadline
+// before the deadline has passed (x/time/rate's "would exceed context
+// deadline", which wraps no sentinel error), so with a short timeout that
+// refusal is the timeout too.
+func timedOut(wctx context.Context, err error) bool {
+	return wctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) ||
+		strings.Contains(err.Error(), "would exceed context deadline")
+}
