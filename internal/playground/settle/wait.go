@@ -23,11 +23,7 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 )
@@ -151,55 +147,6 @@ func (w *Watcher) evaluate(targets []Target, stores map[schema.GroupVersionResou
 	}
 	w.lastProgress = line
 	return pending
-}
-
-// live is t's object in s, nil when gone (or replaced: another UID).
-func live(s cache.Store, t Target) runtime.Object {
-	key := t.Name
-	if t.Namespace != "" {
-		key = t.Namespace + "/" + t.Name
-	}
-	item, ok, err := s.GetByKey(key)
-	if err != nil || !ok {
-		return nil
-	}
-	obj, isObj := item.(runtime.Object)
-	if !isObj {
-		return nil
-	}
-	if m, err := meta.Accessor(obj); err != nil || m.GetUID() != t.UID {
-		return nil
-	}
-	return obj
-}
-
-// owned is the pods t owns, also those being deleted: t itself for a Pod,
-// else the pods whose controller is t or an intermediate t controls.
-// w.mu held.
-func (w *Watcher) owned(t Target) []*corev1.Pod {
-	if t.Resource == podsResource {
-		if p, ok := live(w.pods, t).(*corev1.Pod); ok {
-			return []*corev1.Pod{p}
-		}
-		return nil
-	}
-	var pods []*corev1.Pod
-	add := func(uid string) {
-		items, err := w.pods.ByIndex(controllerIndex, uid)
-		if err != nil {
-			return // only an unknown index fails
-		}
-		for _, item := range items {
-			if p, ok := item.(*corev1.Pod); ok {
-				pods = append(pods, p)
-			}
-		}
-	}
-	add(string(t.UID))
-	for _, uid := range sets.List(w.children[t.UID]) {
-		add(string(uid))
-	}
-	return pods
 }
 
 // Pods returns the pods each target owns now that are not being deleted,

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -279,5 +280,30 @@ func TestWaitInvalidTarget(t *testing.T) {
 				t.Errorf("Wait: %v, want %s", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestPods: by target in the order given, then by pod name; pods being
+// deleted left out; a pod of two targets listed under each.
+func TestPods(t *testing.T) {
+	w := newCacheWatcher()
+	w.intermediateChanged(&appsv1.ReplicaSet{ObjectMeta: objMeta("rs", "web")})
+	addPod(t, w, "web-b", "rs")
+	addPod(t, w, "web-a", "rs")
+	gone := &corev1.Pod{ObjectMeta: objMeta("web-c", "rs")}
+	gone.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+	if err := w.pods.Add(gone); err != nil {
+		t.Fatal(err)
+	}
+	addPod(t, w, "a-solo", "")
+	targets := []Target{target("Deployment", "apps", "deployments", "web"), target("Pod", "", "pods", "a-solo"),
+		target("ReplicaSet", "apps", "replicasets", "rs")}
+	var got []string
+	for _, op := range w.Pods(targets) {
+		got = append(got, op.Object+" "+op.Pod.Name)
+	}
+	want := []string{"Deployment/web web-a", "Deployment/web web-b", "Pod/a-solo a-solo", "ReplicaSet/rs web-a", "ReplicaSet/rs web-b"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Pods (-want +got):\n%s", diff)
 	}
 }

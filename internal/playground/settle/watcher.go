@@ -24,7 +24,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -162,17 +161,6 @@ func (w *Watcher) Stop() {
 	w.dynFactory.Shutdown()
 }
 
-func indexByController(obj any) ([]string, error) {
-	pod, ok := obj.(*corev1.Pod)
-	if !ok {
-		return nil, nil
-	}
-	if c := metav1.GetControllerOf(pod); c != nil {
-		return []string{string(c.UID)}, nil
-	}
-	return nil, nil
-}
-
 // dropManagedFields keeps managed fields, which nothing here reads, out of
 // the caches: a snapshot's tens of thousands of pods cost less memory.
 func dropManagedFields(obj any) (any, error) {
@@ -206,89 +194,6 @@ func (w *Watcher) unsubscribe(ch chan struct{}) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	delete(w.subscribers, ch)
-}
-
-// intermediateHandler follows the controllers of ReplicaSets and Jobs.
-func (w *Watcher) intermediateHandler() cache.ResourceEventHandler {
-	return cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { w.intermediateChanged(obj) },
-		UpdateFunc: func(_, obj any) { w.intermediateChanged(obj) },
-		DeleteFunc: func(obj any) { w.intermediateDeleted(obj) },
-	}
-}
-
-func (w *Watcher) intermediateChanged(obj any) {
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return
-	}
-	w.mu.Lock()
-	w.unlink(m.GetUID())
-	if c := metav1.GetControllerOfNoCopy(m); c != nil {
-		w.parent[m.GetUID()] = c.UID
-		if w.children[c.UID] == nil {
-			w.children[c.UID] = sets.New[types.UID]()
-		}
-		w.children[c.UID].Insert(m.GetUID())
-	}
-	w.mu.Unlock()
-	w.notify()
-}
-
-func (w *Watcher) intermediateDeleted(obj any) {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return
-	}
-	w.mu.Lock()
-	w.gone.Insert(m.GetUID())
-	w.forgetIfEmpty(m.GetUID())
-	w.mu.Unlock()
-	w.notify()
-}
-
-// podDeleted forgets the pod's intermediate owner once it is gone and
-// owns no pod any more: nothing will be attributed through it again.
-func (w *Watcher) podDeleted(obj any) {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	if pod, ok := obj.(*corev1.Pod); ok {
-		if c := metav1.GetControllerOf(pod); c != nil {
-			w.mu.Lock()
-			w.forgetIfEmpty(c.UID)
-			w.mu.Unlock()
-		}
-	}
-	w.notify()
-}
-
-// forgetIfEmpty drops a deleted intermediate that owns no pod. w.mu held.
-func (w *Watcher) forgetIfEmpty(uid types.UID) {
-	if !w.gone.Has(uid) {
-		return
-	}
-	if pods, err := w.pods.ByIndex(controllerIndex, string(uid)); err != nil || len(pods) > 0 {
-		return
-	}
-	w.gone.Delete(uid)
-	w.unlink(uid)
-}
-
-// unlink drops uid's link to its controller. w.mu held.
-func (w *Watcher) unlink(uid types.UID) {
-	p, ok := w.parent[uid]
-	if !ok {
-		return
-	}
-	delete(w.parent, uid)
-	w.children[p].Delete(uid)
-	if w.children[p].Len() == 0 {
-		delete(w.children, p)
-	}
 }
 
 // store returns the cache of the objects of r, starting an informer on r
