@@ -42,6 +42,9 @@ func (w *Watcher) Wait(ctx context.Context, targets []Target, progress io.Writer
 			return fmt.Errorf("target %d (%s): %w", i, t, err)
 		}
 	}
+	if w.ctx != nil && w.ctx.Err() != nil {
+		return fmt.Errorf("the watcher is stopped: %w", context.Cause(w.ctx))
+	}
 	// Subscribed before the first look: no event after it is missed.
 	wake := w.subscribe()
 	defer w.unsubscribe(wake)

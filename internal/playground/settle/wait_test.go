@@ -226,7 +226,7 @@ func TestWaitAlive(t *testing.T) {
 // TestWaitOtherKinds: an object of a kind with no rule of its own and no
 // pods (a Service; a PriorityClass, not namespaced) is settled through a
 // dynamic informer; a resource that is not served never syncs, and the
-// timeout says so.
+// timeout says so. After Stop, Wait refuses.
 func TestWaitOtherKinds(t *testing.T) {
 	ctx := needCluster(t)
 	w := startWatcher(t, ctx, testConfig, nil)
@@ -256,6 +256,11 @@ func TestWaitOtherKinds(t *testing.T) {
 	defer cancel()
 	if err := w.Wait(short, []Target{widget}, nil); err == nil || !strings.Contains(err.Error(), "the informer of widgets.example.com has not synced") {
 		t.Errorf("Wait on a resource not served: %v, want the timeout naming its informer", err)
+	}
+
+	w.Stop()
+	if err := w.Wait(ctx, targets, nil); err == nil || !strings.Contains(err.Error(), "the watcher is stopped") {
+		t.Errorf("Wait after Stop: %v, want the watcher is stopped", err)
 	}
 }
 

@@ -33,6 +33,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 )
 
 // controllerIndex indexes pods by the UID of their controller.
@@ -60,6 +61,11 @@ type Watcher struct {
 	stores     map[schema.GroupVersionResource]cache.Store
 	pods       cache.Indexer
 
+	// subMu guards subscribers, the Waits to wake on an event, apart from
+	// mu: event handlers do not wait for an evaluation to end.
+	subMu       sync.Mutex
+	subscribers map[chan struct{}]struct{}
+
 	mu sync.Mutex
 	// ctx lives until Stop; dynamic informers started later run in it.
 	ctx context.Context
@@ -71,9 +77,7 @@ type Watcher struct {
 	parent   map[types.UID]types.UID
 	children map[types.UID]sets.Set[types.UID]
 	// gone are the intermediates deleted whose pods are not all gone.
-	gone sets.Set[types.UID]
-	// subscribers are the Waits to wake on an event.
-	subscribers  map[chan struct{}]struct{}
+	gone         sets.Set[types.UID]
 	lastProgress string
 	// evaluations counts the evaluations of Wait, for tests.
 	evaluations int
@@ -172,8 +176,8 @@ func dropManagedFields(obj any) (any, error) {
 
 // notify wakes every Wait.
 func (w *Watcher) notify() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.subMu.Lock()
+	defer w.subMu.Unlock()
 	for ch := range w.subscribers {
 		select {
 		case ch <- struct{}{}:
@@ -184,15 +188,15 @@ func (w *Watcher) notify() {
 
 func (w *Watcher) subscribe() chan struct{} {
 	ch := make(chan struct{}, 1)
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.subMu.Lock()
+	defer w.subMu.Unlock()
 	w.subscribers[ch] = struct{}{}
 	return ch
 }
 
 func (w *Watcher) unsubscribe(ch chan struct{}) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.subMu.Lock()
+	defer w.subMu.Unlock()
 	delete(w.subscribers, ch)
 }
 
@@ -205,6 +209,7 @@ func (w *Watcher) store(ctx context.Context, r schema.GroupVersionResource) (cac
 	w.mu.Lock()
 	inf, ok := w.synced[r]
 	if !ok {
+		klog.FromContext(ctx).V(2).Info("Watching", "resource", r.String())
 		inf = w.dynFactory.ForResource(r).Informer()
 		err := inf.SetTransform(dropManagedFields)
 		if err == nil {
