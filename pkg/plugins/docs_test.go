@@ -195,11 +195,17 @@ func listsAllPlugins(text string) bool {
 
 // TestAddingAPluginSection holds the README's "Adding a plugin" section to
 // the repository: each path it lists exists (with foo/Foo read as each
-// plugin's package and name), and every file that names all the plugins
-// (so will name the next one too) matches one of its paths.
+// plugin's package and name), each test it names exists, and every file
+// that names all the plugins (so will name the next one too) matches one of
+// its paths.
 func TestAddingAPluginSection(t *testing.T) {
 	const file = "README.md"
-	rows := tableRows(t, file, section(t, file, readRepoFile(t, file), "## Adding a plugin"), "| file | what to add |")
+	lines := section(t, file, readRepoFile(t, file), "## Adding a plugin")
+	rows := tableRows(t, file, lines, "| file | what to add |")
+	tests := map[string]bool{}
+	for _, m := range regexp.MustCompile("`(Test[A-Z]\\w*)`").FindAllStringSubmatch(strings.Join(lines, "\n"), -1) {
+		tests[m[1]] = false
+	}
 	var patterns []string
 	for _, row := range rows {
 		ms := backticked.FindAllStringSubmatch(row[0], -1)
@@ -265,10 +271,22 @@ func TestAddingAPluginSection(t *testing.T) {
 		if listsAllPlugins(string(data)) && !listed(rel) {
 			unlisted = append(unlisted, rel)
 		}
+		if strings.HasSuffix(name, "_test.go") {
+			for test := range tests {
+				if strings.Contains(string(data), "\nfunc "+test+"(") {
+					tests[test] = true
+				}
+			}
+		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for test, found := range tests {
+		if !found {
+			t.Errorf("%s, Adding a plugin: names `%s`, which no _test.go file declares", file, test)
+		}
 	}
 	if diff := cmp.Diff([]string(nil), unlisted); diff != "" {
 		t.Errorf("%s, Adding a plugin: files that name every plugin (%q) but are not listed (-want, +got):\n%s", file, Names(), diff)
