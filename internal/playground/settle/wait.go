@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,10 +63,12 @@ func (w *Watcher) Wait(ctx context.Context, targets []Target, progress io.Writer
 		}
 		stores[t.Resource] = s
 	}
+	bars := make([]barrier, len(targets))
+	w.readBarriers(ctx, targets, bars)
 	tick := time.NewTicker(w.aliveEvery)
 	defer tick.Stop()
 	var debounce <-chan time.Time
-	pending := w.evaluate(targets, stores, progress)
+	pending := w.evaluate(targets, stores, bars, progress)
 	for len(pending) > 0 {
 		logger.V(5).Info("Not settled", "targets", pending)
 		select {
@@ -74,6 +77,11 @@ func (w *Watcher) Wait(ctx context.Context, targets []Target, progress io.Writer
 		case <-tick.C:
 			if err := w.checkAlive(); err != nil {
 				return err
+			}
+			if slices.ContainsFunc(bars, func(b barrier) bool { return !b.read }) {
+				// A failed read is tried again, at this pace.
+				w.readBarriers(ctx, targets, bars)
+				pending = w.evaluate(targets, stores, bars, progress)
 			}
 		case <-wake:
 			if debounce == nil {
@@ -84,7 +92,7 @@ func (w *Watcher) Wait(ctx context.Context, targets []Target, progress io.Writer
 			if err := w.checkAlive(); err != nil {
 				return err
 			}
-			pending = w.evaluate(targets, stores, progress)
+			pending = w.evaluate(targets, stores, bars, progress)
 		}
 	}
 	return nil
@@ -120,14 +128,20 @@ func (w *Watcher) timeoutError(ctx context.Context, pending []string) error {
 
 // evaluate looks at every target in the caches, writes the progress line
 // if it changed, and returns the targets not settled, with what they want.
-func (w *Watcher) evaluate(targets []Target, stores map[schema.GroupVersionResource]cache.Store, progress io.Writer) []string {
+// A target whose barrier (when bars is not nil) its cache has not caught
+// up with is not settled.
+func (w *Watcher) evaluate(targets []Target, stores map[schema.GroupVersionResource]cache.Store, bars []barrier, progress io.Writer) []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.evaluations++
 	total, bound, unschedulable := 0, 0, 0
 	var pending []string
-	for _, t := range targets {
-		st := settle(schema.GroupKind{Group: t.Resource.Group, Kind: t.Kind}, live(stores[t.Resource], t), w.owned(t))
+	for i, t := range targets {
+		obj := live(stores[t.Resource], t)
+		st := settle(schema.GroupKind{Group: t.Resource.Group, Kind: t.Kind}, obj, w.owned(t))
+		if bars != nil && !bars[i].catchUp(stores[t.Resource], obj) {
+			st.Settled, st.Wants = false, bars[i].wants()
+		}
 		for _, p := range st.Pods {
 			total++
 			switch {

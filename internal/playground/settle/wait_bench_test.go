@@ -62,12 +62,12 @@ func BenchmarkEvaluate(b *testing.B) {
 			resource := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 			targets := []Target{{Kind: "Deployment", Namespace: "ns", Name: "web", Resource: resource, UID: "web"}}
 			stores := map[schema.GroupVersionResource]cache.Store{resource: store}
-			if pending := w.evaluate(targets, stores, nil); len(pending) > 0 {
+			if pending := w.evaluate(targets, stores, nil, nil); len(pending) > 0 {
 				b.Fatalf("not settled: %v", pending)
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				w.evaluate(targets, stores, nil)
+				w.evaluate(targets, stores, nil, nil)
 			}
 		})
 	}

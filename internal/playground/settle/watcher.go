@@ -31,6 +31,7 @@ import (
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -56,6 +57,7 @@ type Watcher struct {
 	aliveEvery, debounce time.Duration
 
 	cancel     context.CancelFunc
+	metaClient metadata.Interface
 	factory    informers.SharedInformerFactory
 	dynFactory dynamicinformer.DynamicSharedInformerFactory
 	stores     map[schema.GroupVersionResource]cache.Store
@@ -96,12 +98,17 @@ func Start(ctx context.Context, cfg *rest.Config, alive func() error) (*Watcher,
 	if err != nil {
 		return nil, err
 	}
+	metaClient, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	w := &Watcher{
 		alive:       alive,
 		aliveEvery:  time.Second,
 		debounce:    30 * time.Millisecond,
 		cancel:      cancel,
+		metaClient:  metaClient,
 		ctx:         ctx,
 		factory:     informers.NewSharedInformerFactory(client, 0),
 		dynFactory:  dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0),

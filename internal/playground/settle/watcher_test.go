@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -111,10 +112,13 @@ func startWatcher(t *testing.T, ctx context.Context, cfg *rest.Config, alive fun
 	return w
 }
 
-// namespace creates a namespace named after the test.
+var namespaces atomic.Int32
+
+// namespace creates a namespace named after the test (and numbered: a test
+// may run more than once, -count).
 func namespace(t *testing.T, ctx context.Context) string {
 	t.Helper()
-	name := strings.ToLower(strings.TrimPrefix(t.Name(), "Test"))
+	name := fmt.Sprintf("%s-%d", strings.ToLower(strings.TrimPrefix(t.Name(), "Test")), namespaces.Add(1))
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	if _, err := testClient.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
