@@ -155,12 +155,11 @@ func Start(ctx context.Context, cfg *rest.Config, alive func() error) (*Watcher,
 		replicaSetsResource: rs.GetStore(),
 		jobsResource:        jobs.GetStore(),
 	}
-	w.factory.Start(ctx.Done())
-	for typ, ok := range w.factory.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			w.Stop()
-			return nil, fmt.Errorf("syncing the informer of %v: %w", typ, context.Cause(ctx))
-		}
+	// Informers log through ctx's logger.
+	w.factory.StartWithContext(ctx)
+	if err := w.factory.WaitForCacheSyncWithContext(ctx).AsError(); err != nil {
+		w.Stop()
+		return nil, fmt.Errorf("syncing the pod, ReplicaSet and Job informers: %w", err)
 	}
 	return w, nil
 }

@@ -18,6 +18,7 @@ package settle
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"net/http"
@@ -257,5 +258,20 @@ func TestWaitListsNoPods(t *testing.T) {
 	}
 	if got := counter.count(); got != atStart {
 		t.Errorf("%d requests listed pods during %d evaluations, want none beyond Start's %d", got-atStart, evaluations, atStart)
+	}
+}
+
+// TestStartUnreachable: Start gives up when ctx ends before the informers
+// synced, and says which.
+func TestStartUnreachable(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	w, err := Start(ctx, &rest.Config{Host: "http://127.0.0.1:1"}, nil)
+	if err == nil {
+		w.Stop()
+		t.Fatal("Start succeeded with no API server")
+	}
+	if !strings.Contains(err.Error(), "syncing the pod, ReplicaSet and Job informers") || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Start: %v, want the informers named and the deadline", err)
 	}
 }
