@@ -20,6 +20,8 @@ import (
 	"context"
 	"fmt"
 
+	"golang.org/x/sync/errgroup"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -47,28 +49,35 @@ type barrier struct {
 	caughtUp bool
 }
 
-// readBarriers reads the targets whose barrier is not read yet.
+// readBarriers reads the targets whose barrier is not read yet, a few at
+// a time: each read waits on a round trip more than on the server.
 func (w *Watcher) readBarriers(ctx context.Context, targets []Target, bars []barrier) {
+	var g errgroup.Group
+	g.SetLimit(w.readers)
 	for i, t := range targets {
 		if bars[i].read {
 			continue
 		}
-		var m *metav1.PartialObjectMetadata
-		var err error
-		if t.Namespace == "" {
-			m, err = w.metaClient.Resource(t.Resource).Get(ctx, t.Name, metav1.GetOptions{})
-		} else {
-			m, err = w.metaClient.Resource(t.Resource).Namespace(t.Namespace).Get(ctx, t.Name, metav1.GetOptions{})
-		}
-		switch {
-		case apierrors.IsNotFound(err):
-			bars[i] = barrier{read: true}
-		case err != nil:
-			bars[i].err = err
-		default:
-			bars[i] = barrier{read: true, exists: m.UID == t.UID, resourceVersion: m.ResourceVersion}
-		}
+		g.Go(func() error {
+			var m *metav1.PartialObjectMetadata
+			var err error
+			if t.Namespace == "" {
+				m, err = w.metaClient.Resource(t.Resource).Get(ctx, t.Name, metav1.GetOptions{})
+			} else {
+				m, err = w.metaClient.Resource(t.Resource).Namespace(t.Namespace).Get(ctx, t.Name, metav1.GetOptions{})
+			}
+			switch {
+			case apierrors.IsNotFound(err):
+				bars[i] = barrier{read: true}
+			case err != nil:
+				bars[i].err = err
+			default:
+				bars[i] = barrier{read: true, exists: m.UID == t.UID, resourceVersion: m.ResourceVersion}
+			}
+			return nil
+		})
 	}
+	_ = g.Wait() // each failure is kept in its barrier
 }
 
 // catchUp reports whether s, holding obj for the target (nil when not

@@ -22,6 +22,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -68,6 +69,46 @@ func BenchmarkEvaluate(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				w.evaluate(targets, stores, nil, nil)
+			}
+		})
+	}
+}
+
+// BenchmarkWaitSettled is one Wait on 20 Services already settled, on the
+// test control plane: what a Wait costs beyond its evaluations, its read of
+// each target (see fresh.go), one at a time or 8.
+func BenchmarkWaitSettled(b *testing.B) {
+	if testConfig == nil {
+		b.Skip("needs the control plane (not with -short)")
+	}
+	ctx := b.Context()
+	w, err := Start(ctx, testConfig, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Stop()
+	ns := fmt.Sprintf("bench-%d", namespaces.Add(1))
+	if _, err := testClient.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	var targets []Target
+	for i := range 20 {
+		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("s%d", i)},
+			Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}
+		svc, err := testClient.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		targets = append(targets, Target{APIVersion: "v1", Kind: "Service", Namespace: ns, Name: svc.Name,
+			Resource: corev1.SchemeGroupVersion.WithResource("services"), UID: svc.UID})
+	}
+	for _, readers := range []int{1, 8} {
+		b.Run(fmt.Sprintf("readers=%d", readers), func(b *testing.B) {
+			w.readers = readers
+			for b.Loop() {
+				if err := w.Wait(ctx, targets, nil); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

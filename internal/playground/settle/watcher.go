@@ -55,6 +55,8 @@ type Watcher struct {
 	// aliveEvery and debounce are how often alive is asked, and how long
 	// events are gathered before an evaluation.
 	aliveEvery, debounce time.Duration
+	// readers is how many reads of targets (see fresh.go) run at once.
+	readers int
 
 	cancel     context.CancelFunc
 	metaClient metadata.Interface
@@ -107,6 +109,7 @@ func Start(ctx context.Context, cfg *rest.Config, alive func() error) (*Watcher,
 		alive:       alive,
 		aliveEvery:  time.Second,
 		debounce:    30 * time.Millisecond,
+		readers:     8,
 		cancel:      cancel,
 		metaClient:  metaClient,
 		ctx:         ctx,
