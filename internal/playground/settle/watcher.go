@@ -24,6 +24,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -92,7 +93,12 @@ type Watcher struct {
 // until ctx ends. alive, when set, says whether the cluster's controllers
 // and kubelets still run (see Wait).
 func Start(ctx context.Context, cfg *rest.Config, alive func() error) (*Watcher, error) {
-	client, err := kubernetes.NewForConfig(cfg)
+	// The built-in kinds speak protobuf, smaller to decode than JSON; the
+	// dynamic and metadata clients stay on JSON, which every resource serves.
+	typedCfg := rest.CopyConfig(cfg)
+	typedCfg.ContentType = runtime.ContentTypeProtobuf
+	typedCfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	client, err := kubernetes.NewForConfig(typedCfg)
 	if err != nil {
 		return nil, err
 	}
