@@ -31,9 +31,13 @@ import (
 
 // Wait returns once every target is settled (see settle), writing a
 // progress line ("scheduled 5/7 pods, 2 unschedulable") to progress, when
-// not nil, whenever it changes. It looks again whenever an informer
-// delivers an event, gathering the events of a short while, and never
-// polls the API server. It returns alive's error as soon as it has one,
+// not nil, whenever it changes. It reads each target's metadata once (so
+// as not to judge it from a cache behind the caller's last write, see
+// fresh.go), then looks again whenever an informer delivers an event,
+// gathering the events of a short while, and never polls the API server;
+// the first Wait on a resource starts an informer on it and waits until it
+// has synced. It returns alive's error as soon as it has one (checked every
+// second, and before each look),
 // and when ctx ends first, ctx's error with the last progress line and the
 // targets still waited for.
 func (w *Watcher) Wait(ctx context.Context, targets []Target, progress io.Writer) error {
