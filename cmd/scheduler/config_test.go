@@ -33,38 +33,37 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 	"k8s.io/kubernetes/pkg/scheduler"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
+	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
+	"github.com/adminsched/scheduler-plugins/internal/testconfig"
 	"github.com/adminsched/scheduler-plugins/pkg/nodelesspods"
+	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy"
 )
 
-// enabledConfig is a config whose profile enables NodeLessPods without a
-// pluginConfig entry; cases append more YAML to it.
-const enabledConfig = `apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: KUBECONFIG_PATH
-leaderElection:
-  leaderElect: false
-profiles:
-- schedulerName: custom-scheduler
-  plugins:
-    multiPoint:
-      enabled:
-      - name: NodeLessPods
-`
+// customProfile is the custom-scheduler profile that enables NodeLessPods
+// at multiPoint (at weight, when weight > 0), then extra, with pluginConfig.
+func customProfile(weight int32, extra []string, pluginConfig ...configv1.PluginConfig) configv1.KubeSchedulerProfile {
+	multiPoint := testconfig.Plugins(weight, nodelesspods.Name)
+	multiPoint.Enabled = append(multiPoint.Enabled, testconfig.Plugins(0, extra...).Enabled...)
+	return configv1.KubeSchedulerProfile{
+		SchedulerName: ptr.To("custom-scheduler"),
+		Plugins:       &configv1.Plugins{MultiPoint: multiPoint},
+		PluginConfig:  pluginConfig,
+	}
+}
 
-// argsConfigPrefix continues enabledConfig up to the plugin's args, which
-// each case appends (indented by six spaces).
-const argsConfigPrefix = enabledConfig + `  pluginConfig:
-  - name: NodeLessPods
-    args:
-`
+// nodeLessPodsArgs is customProfile with args for NodeLessPods.
+func nodeLessPodsArgs(args *v1config.NodeLessPodsArgs) configv1.KubeSchedulerProfile {
+	return customProfile(0, nil, testconfig.Args(nodelesspods.Name, args))
+}
 
 // shippedConfig is the example configuration this repository ships.
 const shippedConfig = "../../manifests/nodelesspods/scheduler-config.yaml"
@@ -103,14 +102,23 @@ func writeFile(t *testing.T, dir, name, content string) string {
 	return path
 }
 
-// writeConfig writes a kubeconfig and the scheduler config cfg, with
-// kubeconfigPlaceholder replaced by the kubeconfig's path, to a fresh
-// directory and returns the config's path.
-func writeConfig(t *testing.T, cfg string) string {
+// writeConfigText writes a kubeconfig and the scheduler config text cfg,
+// with kubeconfigPlaceholder replaced by the kubeconfig's path, to a fresh
+// directory and returns the config's path. Only for text the v1 types cannot
+// produce (malformed YAML, a removed API version); writeConfig otherwise.
+func writeConfigText(t *testing.T, cfg string) string {
 	t.Helper()
 	dir := t.TempDir()
 	kubeconfig := writeFile(t, dir, "kubeconfig", testKubeconfig)
 	return writeFile(t, dir, "scheduler-config.yaml", strings.ReplaceAll(cfg, kubeconfigPlaceholder, kubeconfig))
+}
+
+// writeConfig writes a kubeconfig and a scheduler config that reaches the
+// API server through it and holds profiles, and returns the config's path.
+func writeConfig(t *testing.T, profiles ...configv1.KubeSchedulerProfile) string {
+	t.Helper()
+	kubeconfig := writeFile(t, t.TempDir(), "kubeconfig", testKubeconfig)
+	return testconfig.Write(t, testconfig.New(kubeconfig, profiles...))
 }
 
 // newTestContext returns a context whose logger writes to t and keeps the
@@ -162,44 +170,38 @@ func (r *argsRecorder) recorded() []runtime.Object {
 }
 
 func TestSetupPassesArgsToPlugin(t *testing.T) {
+	selector := &metav1.LabelSelector{
+		MatchLabels: map[string]string{"app": "web"},
+		MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: "track", Operator: metav1.LabelSelectorOpIn, Values: []string{"stable", "canary"}},
+			{Key: "example.com/batch", Operator: metav1.LabelSelectorOpDoesNotExist},
+		},
+	}
 	tests := []struct {
-		name string
-		cfg  string
-		want *config.NodeLessPodsArgs
+		name    string
+		profile configv1.KubeSchedulerProfile
+		want    *config.NodeLessPodsArgs
 	}{
 		{
 			name: "fully set args",
-			cfg: argsConfigPrefix + `      mode: MostPods
-      podSelector:
-        matchLabels:
-          app: web
-        matchExpressions:
-        - key: track
-          operator: In
-          values: [stable, canary]
-        - key: example.com/batch
-          operator: DoesNotExist
-      namespaces: [team-a, team-b]
-      ignoreDaemonSetPods: false
-      relativeToCapacity: true
-`,
+			profile: nodeLessPodsArgs(&v1config.NodeLessPodsArgs{
+				Mode:                v1config.NodeLessPodsMostPods,
+				PodSelector:         selector,
+				Namespaces:          []string{"team-a", "team-b"},
+				IgnoreDaemonSetPods: ptr.To(false),
+				RelativeToCapacity:  ptr.To(true),
+			}),
 			want: &config.NodeLessPodsArgs{
-				Mode: config.NodeLessPodsMostPods,
-				PodSelector: &metav1.LabelSelector{
-					MatchLabels: map[string]string{"app": "web"},
-					MatchExpressions: []metav1.LabelSelectorRequirement{
-						{Key: "track", Operator: metav1.LabelSelectorOpIn, Values: []string{"stable", "canary"}},
-						{Key: "example.com/batch", Operator: metav1.LabelSelectorOpDoesNotExist},
-					},
-				},
+				Mode:                config.NodeLessPodsMostPods,
+				PodSelector:         selector,
 				Namespaces:          []string{"team-a", "team-b"},
 				IgnoreDaemonSetPods: false,
 				RelativeToCapacity:  true,
 			},
 		},
 		{
-			name: "no pluginConfig entry gives the defaults",
-			cfg:  enabledConfig,
+			name:    "no pluginConfig entry gives the defaults",
+			profile: customProfile(0, nil),
 			want: &config.NodeLessPodsArgs{
 				Mode:                config.NodeLessPodsLeastPods,
 				IgnoreDaemonSetPods: true,
@@ -208,23 +210,11 @@ func TestSetupPassesArgsToPlugin(t *testing.T) {
 		},
 		{
 			name: "empty args give the defaults",
-			cfg: `apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: KUBECONFIG_PATH
-leaderElection:
-  leaderElect: false
-profiles:
-- schedulerName: custom-scheduler
-  plugins:
-    score:
-      enabled:
-      - name: NodeLessPods
-        weight: 2
-  pluginConfig:
-  - name: NodeLessPods
-    args: {}
-`,
+			profile: configv1.KubeSchedulerProfile{
+				SchedulerName: ptr.To("custom-scheduler"),
+				Plugins:       &configv1.Plugins{Score: testconfig.Plugins(2, nodelesspods.Name)},
+				PluginConfig:  []configv1.PluginConfig{testconfig.Args(nodelesspods.Name, &v1config.NodeLessPodsArgs{})},
+			},
 			want: &config.NodeLessPodsArgs{
 				Mode:                config.NodeLessPodsLeastPods,
 				IgnoreDaemonSetPods: true,
@@ -233,9 +223,10 @@ profiles:
 		},
 		{
 			name: "partly set args keep their values and default the rest",
-			cfg: argsConfigPrefix + `      ignoreDaemonSetPods: false
-      namespaces: [team-a]
-`,
+			profile: nodeLessPodsArgs(&v1config.NodeLessPodsArgs{
+				IgnoreDaemonSetPods: ptr.To(false),
+				Namespaces:          []string{"team-a"},
+			}),
 			want: &config.NodeLessPodsArgs{
 				Mode:                config.NodeLessPodsLeastPods,
 				Namespaces:          []string{"team-a"},
@@ -248,7 +239,7 @@ profiles:
 		t.Run(tc.name, func(t *testing.T) {
 			var rec argsRecorder
 			ctx, _ := newTestContext(t)
-			sched, err := setupScheduler(ctx, writeConfig(t, tc.cfg), "", app.WithPlugin(nodelesspods.Name, rec.factory))
+			sched, err := setupScheduler(ctx, writeConfig(t, tc.profile), "", app.WithPlugin(nodelesspods.Name, rec.factory))
 			if err != nil {
 				t.Fatalf("Setup: %v", err)
 			}
@@ -278,7 +269,8 @@ profiles:
 func TestSetupRejectsBadConfig(t *testing.T) {
 	tests := []struct {
 		name string
-		cfg  string
+		// cfg writes the config and returns its path.
+		cfg func(t *testing.T) string
 		// wantErr lists strings the error must contain.
 		wantErr []string
 		// wantNewCalled tells whether the error comes from the plugin's New
@@ -287,27 +279,30 @@ func TestSetupRejectsBadConfig(t *testing.T) {
 	}{
 		{
 			name: "unknown field in args",
-			cfg: argsConfigPrefix + `      mode: LeastPods
-      bogus: 1
-`,
+			cfg: func(t *testing.T) string {
+				return writeConfig(t, customProfile(0, nil, testconfig.RawArgs(nodelesspods.Name, `{"mode": "LeastPods", "bogus": 1}`)))
+			},
 			wantErr: []string{`decoding .profiles[0].pluginConfig[0]`, `decoding args for plugin NodeLessPods`, `unknown field "bogus"`},
 		},
 		{
 			name: "wrong type in args",
-			cfg: argsConfigPrefix + `      relativeToCapacity: "yes"
-`,
+			cfg: func(t *testing.T) string {
+				return writeConfig(t, customProfile(0, nil, testconfig.RawArgs(nodelesspods.Name, `{"relativeToCapacity": "yes"}`)))
+			},
 			wantErr: []string{"decoding args for plugin NodeLessPods", "NodeLessPodsArgs.relativeToCapacity of type bool"},
 		},
 		{
 			name: "invalid mode",
-			cfg: argsConfigPrefix + `      mode: Fewest
-`,
+			cfg: func(t *testing.T) string {
+				return writeConfig(t, nodeLessPodsArgs(&v1config.NodeLessPodsArgs{Mode: "Fewest"}))
+			},
 			wantErr:       []string{`initializing plugin "NodeLessPods"`, `invalid NodeLessPods args: mode: Unsupported value: "Fewest": supported values: "LeastPods", "MostPods"`},
 			wantNewCalled: true,
 		},
 		{
 			name: "malformed YAML",
-			cfg: `apiVersion: kubescheduler.config.k8s.io/v1
+			cfg: func(t *testing.T) string {
+				return writeConfigText(t, `apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 clientConnection:
   kubeconfig: KUBECONFIG_PATH
@@ -317,13 +312,20 @@ profiles:
   - name: NodeLessPods
     args:
       mode: [LeastPods
-`,
+`)
+			},
 			wantErr: []string{"yaml: line 10:"},
 		},
 		{
 			name: "removed v1beta3 API version",
-			// The same config as enabledConfig, in the API version removed in 1.29.
-			cfg:     strings.Replace(enabledConfig, "kubescheduler.config.k8s.io/v1\n", "kubescheduler.config.k8s.io/v1beta3\n", 1),
+			// A valid v1 config, in the API version removed in 1.29.
+			cfg: func(t *testing.T) string {
+				data, err := testconfig.Marshal(testconfig.New(kubeconfigPlaceholder, customProfile(0, nil)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return writeConfigText(t, strings.Replace(string(data), "apiVersion: kubescheduler.config.k8s.io/v1\n", "apiVersion: kubescheduler.config.k8s.io/v1beta3\n", 1))
+			},
 			wantErr: []string{`no kind "KubeSchedulerConfiguration" is registered for version "kubescheduler.config.k8s.io/v1beta3"`},
 		},
 	}
@@ -331,7 +333,7 @@ profiles:
 		t.Run(tc.name, func(t *testing.T) {
 			var rec argsRecorder
 			ctx, _ := newTestContext(t)
-			sched, err := setupScheduler(ctx, writeConfig(t, tc.cfg), "", app.WithPlugin(nodelesspods.Name, rec.factory))
+			sched, err := setupScheduler(ctx, tc.cfg(t), "", app.WithPlugin(nodelesspods.Name, rec.factory))
 			if err == nil {
 				t.Fatalf("Setup succeeded with profiles %v, want an error containing %q", profileNames(sched), tc.wantErr)
 			}
@@ -426,29 +428,23 @@ func (signedScore) SignPod(context.Context, *v1.Pod) ([]fwk.SignFragment, *fwk.S
 	return nil, nil
 }
 
-// signingConfig is the shipped profile, with extra plugin configuration in
-// extra, for the signature tests.
-func signingConfig(extra string) string {
-	return enabledConfig + `        weight: 3
-` + extra
-}
-
 // noDefaultSpreading configures PodTopologySpread without default
 // constraints: with the System defaulting of the default configuration it
 // refuses to sign every pod, which hides what the other plugins do.
-const noDefaultSpreading = `  pluginConfig:
-  - name: PodTopologySpread
-    args:
-      defaultingType: List
-`
+var noDefaultSpreading = testconfig.Args("PodTopologySpread", &configv1.PodTopologySpreadArgs{DefaultingType: configv1.ListDefaulting})
 
-// withScorePlugin enables the named test score plugin in signingConfig.
-func withScorePlugin(name string) string {
-	return `    score:
-      enabled:
-      - name: ` + name + `
-        weight: 1
-`
+// signingProfile is the shipped profile (NodeLessPods at weight 3) without
+// default spreading, for the signature tests.
+func signingProfile() configv1.KubeSchedulerProfile {
+	return customProfile(3, nil, noDefaultSpreading)
+}
+
+// withScorePlugin is signingProfile with the named test score plugin
+// enabled at score.
+func withScorePlugin(name string) configv1.KubeSchedulerProfile {
+	p := signingProfile()
+	p.Plugins.Score = testconfig.Plugins(1, name)
+	return p
 }
 
 // signaturesDisabledBy returns the plugins named by the framework's
@@ -543,7 +539,7 @@ func TestSignPod(t *testing.T) {
 		},
 		{
 			name:          "shipped profile without default spreading signs a plain pod",
-			configFile:    func(t *testing.T) string { return writeConfig(t, signingConfig(noDefaultSpreading)) },
+			configFile:    func(t *testing.T) string { return writeConfig(t, signingProfile()) },
 			wantSignature: true,
 		},
 		{
@@ -551,29 +547,27 @@ func TestSignPod(t *testing.T) {
 			// the rule's name.
 			name: "PlacementPolicy keeps signatures",
 			configFile: func(t *testing.T) string {
-				return writeConfig(t, signingConfig(`      - name: PlacementPolicy
-`+noDefaultSpreading+`  - name: PlacementPolicy
-    args:
-      rules:
-      - name: default-namespace
-        namespaces: [default]
-        nodeSelector: {matchLabels: {disk: ssd}}
-        action: Require
-`))
+				return writeConfig(t, customProfile(3, []string{placementpolicy.Name}, noDefaultSpreading,
+					testconfig.Args(placementpolicy.Name, &v1config.PlacementPolicyArgs{Rules: []v1config.PlacementRule{{
+						Name:         "default-namespace",
+						Namespaces:   []string{"default"},
+						NodeSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"disk": "ssd"}},
+						Action:       v1config.PlacementRequire,
+					}}})))
 			},
 			wantSignature: true,
 		},
 		{
 			name: "a score plugin with SignPod keeps signatures",
 			configFile: func(t *testing.T) string {
-				return writeConfig(t, signingConfig(withScorePlugin(signedScore{}.Name())+noDefaultSpreading))
+				return writeConfig(t, withScorePlugin(signedScore{}.Name()))
 			},
 			wantSignature: true,
 		},
 		{
 			name: "a score plugin without SignPod disables signatures",
 			configFile: func(t *testing.T) string {
-				return writeConfig(t, signingConfig(withScorePlugin(unsignedScore{}.Name())+noDefaultSpreading))
+				return writeConfig(t, withScorePlugin(unsignedScore{}.Name()))
 			},
 			wantDisabledBy: []string{unsignedScore{}.Name()},
 			wantSignature:  false,

@@ -65,6 +65,13 @@ var Controllers = []string{
 //go:embed kwok.yaml
 var kwokConfig []byte
 
+// PendingAnnotation on a pod bound at creation keeps KWOK from starting
+// it: the pod stays Pending, as created, and costs no status patch. The
+// playground replays a snapshot's pods so; the scheduler counts them as
+// any bound pod that has not terminated. KWOK still removes such a pod
+// when it is deleted.
+const PendingAnnotation = "playground.adminsched.io/bound-pod"
+
 // ControlPlane is a running cluster; the output of each of its programs is
 // in a log file of the log directory given to Start.
 type ControlPlane struct {
@@ -123,9 +130,25 @@ func Start(assets, logDir string, opts ...Option) (*ControlPlane, error) {
 		ControlPlaneStartTimeout: 2 * time.Minute,
 		ControlPlaneStopTimeout:  time.Minute,
 	}
-	cp.env.ControlPlane.Etcd = &envtest.Etcd{Out: etcdLog, Err: etcdLog}
+	tokenFile, token, err := writeTokenFile(logDir)
+	if err != nil {
+		cp.closeLogs()
+		return nil, err
+	}
+	etcdPath, err := gcWrapper(logDir, filepath.Join(assets, "etcd"))
+	if err != nil {
+		cp.closeLogs()
+		return nil, err
+	}
+	apiPath, err := gcWrapper(logDir, filepath.Join(assets, "kube-apiserver"))
+	if err != nil {
+		cp.closeLogs()
+		return nil, err
+	}
+	cp.env.ControlPlane.Etcd = &envtest.Etcd{Out: etcdLog, Err: etcdLog, Path: etcdPath}
 	api := cp.env.ControlPlane.GetAPIServer()
-	api.Out, api.Err = apiLog, apiLog
+	api.Out, api.Err, api.Path = apiLog, apiLog, apiPath
+	api.Configure().Set("token-auth-file", tokenFile)
 	// No node lifecycle controller runs, so TaintNodesByCondition would
 	// leave every new node tainted not-ready; Priority needs priority
 	// classes a fresh cluster may not have yet; ServiceAccount would refuse
@@ -148,7 +171,11 @@ func Start(assets, logDir string, opts ...Option) (*ControlPlane, error) {
 		return nil, fmt.Errorf("starting the control plane: %s (%s) failed: %w\n%s output: %s\nrebuild the binaries with `make envtest`",
 			bin, filepath.Join(assets, bin), err, bin, tail(log))
 	}
-	cp.Config, cp.KubeConfig = cfg, cp.env.KubeConfig
+	cp.Config = tokenConfig(cfg, token)
+	if cp.KubeConfig, err = kubeconfigFor(cp.Config); err != nil {
+		_ = cp.Stop()
+		return nil, err
+	}
 	if err := cp.startNodesAndControllers(assets, logDir); err != nil {
 		_ = cp.Stop()
 		return nil, err

@@ -17,12 +17,16 @@ limitations under the License.
 package localcluster
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 )
 
@@ -160,10 +164,76 @@ func TestKWOKConfig(t *testing.T) {
 			t.Errorf("KwokConfiguration sets no %s", opt)
 		}
 	}
+	// A bound pod created with PendingAnnotation stays Pending: the stage
+	// that starts pods must require the annotation's absence.
+	podStart := strings.Split(string(kwokConfig), "name: pod-start\n")
+	if len(podStart) != 2 || !strings.Contains(strings.SplitN(podStart[1], "next:", 2)[0],
+		`{key: '.metadata.annotations["`+PendingAnnotation+`"]', operator: DoesNotExist}`) {
+		t.Errorf("stage pod-start does not skip pods annotated %s", PendingAnnotation)
+	}
 	want := map[string]string{"node-start": "Node", "node-heartbeat": "Node", "pod-start": "Pod", "pod-complete": "Pod", "pod-delete": "Pod"}
 	for name, kind := range want {
 		if stages[name] != kind {
 			t.Errorf("stage %s: resource %q, want %q", name, stages[name], kind)
 		}
+	}
+}
+
+// TestGCWrapperSetsGOGC runs a stand-in binary through the wrapper envtest
+// is given: it must see GOGC and its arguments, and keep its exit status.
+func TestGCWrapperSetsGOGC(t *testing.T) {
+	dir := t.TempDir()
+	script(t, dir, "kube-apiserver", `echo "GOGC=$GOGC args=$*"; exit 4`)
+	wrapper, err := gcWrapper(dir, filepath.Join(dir, "kube-apiserver"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(wrapper, "--help", "a b").Output()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 4 {
+		t.Errorf("wrapper exited with %v, want exit status 4", err)
+	}
+	if got, want := strings.TrimSpace(string(out)), "GOGC="+gcPercent+" args=--help a b"; got != want {
+		t.Errorf("the binary printed %q, want %q", got, want)
+	}
+}
+
+// TestTokenConfig: Config and KubeConfig authenticate with the static
+// token, not envtest's client certificate, and Config speaks protobuf.
+func TestTokenConfig(t *testing.T) {
+	envtestCfg := &rest.Config{Host: "https://127.0.0.1:6443", TLSClientConfig: rest.TLSClientConfig{
+		CAData: []byte("ca"), CertData: []byte("cert"), KeyData: []byte("key"),
+	}}
+	cfg := tokenConfig(envtestCfg, "s3cret")
+	if cfg.BearerToken != "s3cret" || cfg.CertData != nil || cfg.KeyData != nil || string(cfg.CAData) != "ca" {
+		t.Errorf("tokenConfig: token %q, cert %q, key %q, CA %q; want the token and the CA only", cfg.BearerToken, cfg.CertData, cfg.KeyData, cfg.CAData)
+	}
+	if cfg.ContentType != "application/vnd.kubernetes.protobuf" {
+		t.Errorf("tokenConfig: content type %q, want protobuf", cfg.ContentType)
+	}
+	if envtestCfg.CertData == nil {
+		t.Error("tokenConfig changed its argument")
+	}
+	kc, err := kubeconfigFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := clientcmd.RESTConfigFromKubeConfig(kc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Host != cfg.Host || back.BearerToken != "s3cret" || string(back.CAData) != "ca" || back.CertData != nil {
+		t.Errorf("kubeconfig reads back as host %q, token %q, CA %q, cert %q", back.Host, back.BearerToken, back.CAData, back.CertData)
+	}
+	path, token, err := writeTokenFile(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := token + "," + adminUser + "," + adminUser + `,"system:masters"` + "\n"; string(data) != want || len(token) != 64 {
+		t.Errorf("token file %q, want %q with a 64-digit token", data, want)
 	}
 }

@@ -48,6 +48,7 @@ func (cp *ControlPlane) start(assets, logDir, name string, args ...string) (*pro
 	bin := filepath.Join(assets, name)
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = f, f
+	cmd.Env = append(os.Environ(), "GOGC="+gcPercent)
 	setParentDeathSignal(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w\nrebuild the binaries with `make envtest`", bin, err)

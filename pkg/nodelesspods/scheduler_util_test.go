@@ -48,7 +48,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	nodelesspodsv1 "github.com/adminsched/scheduler-plugins/apis/config/v1"
-	"github.com/adminsched/scheduler-plugins/internal/playground"
+	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 	"github.com/adminsched/scheduler-plugins/pkg/nodelesspods"
 )
 
@@ -445,7 +445,7 @@ func (s *testScheduler) expectEvenSpread(t *testing.T, nodes []*v1.Node, newPref
 
 // spread is max - min of the pods per node, as the playground reports it.
 func spread(counts map[string]int) int {
-	return playground.Spread(slices.Collect(maps.Values(counts)))
+	return report.Spread(slices.Collect(maps.Values(counts)))
 }
 
 // formatCounts prints counts in node order, as "10/10/10".

@@ -54,7 +54,7 @@ type Applier struct {
 	progress io.Writer
 
 	mu sync.Mutex
-	// namespaces are known to exist: made or applied here.
+	// namespaces are known to exist: made here, or found there.
 	namespaces sets.Set[string]
 	// created are the namespaces Apply made, in order.
 	created []string
@@ -92,7 +92,6 @@ type Applied struct {
 // object without a namespace goes to DefaultNamespace, and its namespace
 // is created if missing; a cluster-scoped one must have none. A kind with
 // a rule (kinds.go) is waited for as the rule says before Apply returns.
-// obj is not changed.
 func (a *Applier) Apply(ctx context.Context, obj *unstructured.Unstructured) (Applied, error) {
 	if obj == nil {
 		return Applied{}, fmt.Errorf("no object to apply")
@@ -115,20 +114,13 @@ func (a *Applier) Apply(ctx context.Context, obj *unstructured.Unstructured) (Ap
 			return Applied{}, err
 		}
 	}
-	obj = obj.DeepCopy()
-	obj.SetNamespace(ns)
+	// The namespace comes from the URL (res): obj is sent as it is.
 	out, err := res.Apply(ctx, name, obj, metav1.ApplyOptions{FieldManager: FieldManager, Force: false})
 	if err != nil {
 		return Applied{}, fmt.Errorf("creating %s: %w", applyDescribe(gvk.Kind, ns, name), err)
 	}
 	klog.FromContext(ctx).V(2).Info("Applied object", "kind", gvk.Kind, "object", klog.KObj(out))
-	rule := kindsRule(gvk.GroupKind())
-	if rule.namespace {
-		a.mu.Lock()
-		a.namespaces.Insert(name)
-		a.mu.Unlock()
-	}
-	if rule.after != nil {
+	if rule := kindsRule(gvk.GroupKind()); rule.after != nil {
 		if err := rule.after(ctx, a, res, out); err != nil {
 			return Applied{}, fmt.Errorf("creating %s: %w", applyDescribe(gvk.Kind, ns, name), err)
 		}

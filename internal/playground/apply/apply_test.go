@@ -18,6 +18,7 @@ package apply
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,17 +44,24 @@ import (
 
 // One cluster for the whole test binary, started by the first test that
 // needs it (pure tests run without one) and stopped by TestMain.
+// Its logs stay when a test failed.
 var applyTestCluster struct {
-	once sync.Once
-	cp   *localcluster.ControlPlane
-	err  error
+	once   sync.Once
+	cp     *localcluster.ControlPlane
+	logDir string
+	err    error
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if cp := applyTestCluster.cp; cp != nil {
-		if err := cp.Stop(); err != nil {
+	if c := &applyTestCluster; c.cp != nil {
+		if err := c.cp.Stop(); err != nil {
 			fmt.Fprintf(os.Stderr, "stopping the test cluster: %v\n", err)
+		}
+		if code == 0 {
+			_ = os.RemoveAll(c.logDir)
+		} else {
+			fmt.Fprintf(os.Stderr, "test cluster logs: %s\n", c.logDir)
 		}
 	}
 	os.Exit(code)
@@ -69,12 +77,9 @@ func applyTestConfig(t *testing.T) *localcluster.ControlPlane {
 		if assets == "" {
 			assets, _ = filepath.Abs("../../../bin")
 		}
-		logDir, err := os.MkdirTemp("", "playground-apply-test-")
-		if err != nil {
-			c.err = err
-			return
+		if c.logDir, c.err = os.MkdirTemp("", "playground-apply-test-"); c.err == nil {
+			c.cp, c.err = localcluster.Start(assets, c.logDir)
 		}
-		c.cp, c.err = localcluster.Start(assets, logDir)
 	})
 	if c.err != nil {
 		t.Fatalf("this test needs a real control plane: %v", c.err)
@@ -125,37 +130,20 @@ func TestApplyScenarioKinds(t *testing.T) {
 	ctx := context.Background()
 	a, client := applyTestApplier(t)
 	const ns = "kinds"
-	widget := &unstructured.Unstructured{}
-	widget.SetAPIVersion("example.com/v1")
-	widget.SetKind("Widget")
-	widget.SetNamespace(ns)
-	widget.SetName("w1")
-	widget.Object["spec"] = map[string]any{"size": int64(3)}
+	widget := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Widget",
+		"metadata": map[string]any{"namespace": ns, "name": "w1"}, "spec": map[string]any{"size": int64(3)}}}
 	objs := []*unstructured.Unstructured{
 		applyTestObject(t, applyTestDeployment(ns, "web", 2)),
 		widget,
-		applyTestObject(t, &schedulingv1.PriorityClass{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "scheduling.k8s.io/v1", Kind: "PriorityClass"},
-			ObjectMeta: metav1.ObjectMeta{Name: "kinds-high"},
-			Value:      1000,
-		}),
-		applyTestObject(t, &corev1.Service{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
+		applyTestObject(t, &schedulingv1.PriorityClass{TypeMeta: metav1.TypeMeta{APIVersion: "scheduling.k8s.io/v1", Kind: "PriorityClass"},
+			ObjectMeta: metav1.ObjectMeta{Name: "kinds-high"}, Value: 1000}),
+		applyTestObject(t, &corev1.Service{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"}, ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
+			Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Port: 80}}}}),
+		applyTestObject(t, &policyv1.PodDisruptionBudget{TypeMeta: metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
-			Spec:       corev1.ServiceSpec{Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Port: 80}}},
-		}),
-		applyTestObject(t, &policyv1.PodDisruptionBudget{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "policy/v1", Kind: "PodDisruptionBudget"},
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
-			Spec: policyv1.PodDisruptionBudgetSpec{
-				MinAvailable: ptr.To(intstr.FromInt32(1)),
-				Selector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
-			},
-		}),
-		applyTestObject(t, &corev1.Namespace{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
-			ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{"team": "a"}},
-		}),
+			Spec:       policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromInt32(1)), Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}}),
+		applyTestObject(t, &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
+			ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{"team": "a"}}}),
 		applyTestObject(t, applyTestCRD()),
 	}
 	var got []Applied
@@ -186,19 +174,23 @@ func TestApplyScenarioKinds(t *testing.T) {
 		t.Errorf("applied (-want +got):\n%s", diff)
 	}
 	// What the cluster holds is what was applied.
-	nsObj, err := client.Resource(gvr("", "v1", "namespaces")).Get(ctx, ns, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff("a", nsObj.GetLabels()["team"]); diff != "" {
-		t.Errorf("namespace label team (-want +got):\n%s", diff)
-	}
-	w, err := client.Resource(gvr("example.com", "v1", "widgets")).Namespace(ns).Get(ctx, "w1", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(map[string]any{"size": int64(3)}, w.Object["spec"]); diff != "" {
-		t.Errorf("widget spec (-want +got):\n%s", diff)
+	for _, c := range []struct {
+		res      schema.GroupVersionResource
+		ns, name string
+		field    []string
+		want     any
+	}{
+		{gvr("", "v1", "namespaces"), "", ns, []string{"metadata", "labels"}, map[string]any{"team": "a", "kubernetes.io/metadata.name": ns}},
+		{gvr("example.com", "v1", "widgets"), ns, "w1", []string{"spec"}, map[string]any{"size": int64(3)}},
+	} {
+		u, err := client.Resource(c.res).Namespace(c.ns).Get(ctx, c.name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, _ := unstructured.NestedFieldNoCopy(u.Object, c.field...)
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("%s %s (-want +got):\n%s", c.name, strings.Join(c.field, "."), diff)
+		}
 	}
 	// The Namespace came first: Apply had none to make.
 	if diff := cmp.Diff([]string(nil), a.CreatedNamespaces()); diff != "" {
@@ -239,7 +231,8 @@ func TestApplyErrors(t *testing.T) {
 }
 
 // TestApplyNamespaces: no namespace means "default"; a missing one is made
-// once and remembered, an existing one is not counted as made.
+// once (also by concurrent Applies) and remembered, an existing one is not
+// counted as made.
 func TestApplyNamespaces(t *testing.T) {
 	ctx := context.Background()
 	a, client := applyTestApplier(t)
@@ -267,12 +260,23 @@ func TestApplyNamespaces(t *testing.T) {
 	if diff := cmp.Diff([]string{"made-1", "made-2"}, a.CreatedNamespaces()); diff != "" {
 		t.Errorf("created namespaces (-want +got):\n%s", diff)
 	}
-	// A second Applier finds them there.
+	// A second Applier, used concurrently, finds made-1 there and makes
+	// made-3 once.
 	b, _ := applyTestApplier(t)
-	if _, err := b.Apply(ctx, applyTestObject(t, applyTestConfigMap("made-1", "c", nil))); err != nil {
+	objs := make([]*unstructured.Unstructured, 6)
+	for i := range objs {
+		objs[i] = applyTestObject(t, applyTestConfigMap([]string{"made-1", "made-3"}[i%2], fmt.Sprintf("c%d", i), nil))
+	}
+	errs := make([]error, len(objs))
+	var wg sync.WaitGroup
+	for i := range objs {
+		wg.Go(func() { _, errs[i] = b.Apply(ctx, objs[i]) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string(nil), b.CreatedNamespaces()); diff != "" {
+	if diff := cmp.Diff([]string{"made-3"}, b.CreatedNamespaces()); diff != "" {
 		t.Errorf("created namespaces of a second Applier (-want +got):\n%s", diff)
 	}
 }

@@ -38,9 +38,6 @@ type kindRule struct {
 	// rank orders kinds in Order, lower first; kinds without a rule rank
 	// rankOther.
 	rank int
-	// namespace: an object of the kind is a namespace, so objects in it
-	// need not create it.
-	namespace bool
 	// after runs once an object of the kind is applied, before Apply
 	// returns; res is the kind's resource (cluster-scoped).
 	after func(ctx context.Context, a *Applier, res dynamic.ResourceInterface, obj *unstructured.Unstructured) error
@@ -50,7 +47,7 @@ const rankOther = 2
 
 var kindRules = map[schema.GroupKind]kindRule{
 	// Objects go into namespaces: make those first, with their labels.
-	{Kind: "Namespace"}: {rank: 0, namespace: true},
+	{Kind: "Namespace"}: {rank: 0},
 	// Custom resources map only once their CRD is served.
 	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: {rank: 1, after: crdEstablished},
 }

@@ -23,8 +23,8 @@ import (
 	"github.com/adminsched/scheduler-plugins/internal/schedtrace"
 )
 
-// DefaultExplainNodes is how many candidate nodes an Explanation lists when
-// the run asks for none (top 0).
+// DefaultExplainNodes is how many candidate nodes Explain lists when its
+// top is 0 or less.
 const DefaultExplainNodes = 5
 
 // Explanation says why the scheduler put a pod on its node, or found none:

@@ -118,7 +118,12 @@ func (gs filterGroups) sorted(byNode func(x, y string) int) []FilterGroup {
 		if d := len(y.Nodes) - len(x.Nodes); d != 0 {
 			return d
 		}
-		return strings.Compare(x.Stage+x.Plugin+x.Reason, y.Stage+y.Plugin+y.Reason)
+		if c := strings.Compare(x.Stage+x.Plugin+x.Reason, y.Stage+y.Plugin+y.Reason); c != 0 {
+			return c
+		}
+		// Only equal when put end to end, or but for the code: the whole
+		// key, unique per group, keeps the order from depending on the map.
+		return strings.Compare(groupKey(x), groupKey(y))
 	})
 	return out
 }

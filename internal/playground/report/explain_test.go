@@ -149,6 +149,11 @@ func TestExplain(t *testing.T) {
 			Notes: []string{"the only feasible node: the scheduler takes it without scoring"},
 		},
 	}, {
+		name:  "reserved unscored among two feasible nodes, not bound (yet)",
+		a:     schedtrace.Attempt{Profile: "p", Number: 1, Filter: map[string]*schedtrace.Status{"n1": nil, "n2": nil}, Reserved: "n2"},
+		found: true, nodes: []string{"n1", "n2"}, top: 5,
+		want: &Explanation{Profile: "p", Attempt: 1, Chosen: "n2", Feasible: 2, Candidates: []Candidate{{Node: "n2", Chosen: true}}},
+	}, {
 		name: "no attempt recorded", a: schedtrace.Attempt{Profile: "ignored", Number: 4}, found: false, nodes: []string{"n1"}, bound: "n1",
 		want: &Explanation{Notes: []string{"no scheduling attempt was recorded: the pod was created with spec.nodeName, or the scheduler never tried it"}},
 	}}

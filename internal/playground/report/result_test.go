@@ -17,6 +17,11 @@ limitations under the License.
 package report
 
 import (
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -184,5 +189,33 @@ func TestPerNode(t *testing.T) {
 				t.Errorf("PerNode (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestPure keeps the package pure, as its doc says: no client-go, no
+// embedded cluster, nothing of the engine (the engine imports report).
+func TestPure(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	banned := []string{"k8s.io/client-go/", "github.com/adminsched/scheduler-plugins/internal/localcluster",
+		"github.com/adminsched/scheduler-plugins/internal/playground"}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		parsed, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range parsed.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			for _, b := range banned {
+				if path == b || strings.HasPrefix(path, strings.TrimSuffix(b, "/")+"/") {
+					t.Errorf("%s imports %s: report is pure (no client, no cluster) and imports nothing of the playground", f, path)
+				}
+			}
+		}
 	}
 }

@@ -165,7 +165,7 @@ func TestSettle(t *testing.T) {
 		{"another group's Deployment", otherDeployGK, custom(int64(3)), nil, verdict{true, nil, "its 0 pods bound or unschedulable (0 pending)"}},
 	}
 	for _, tt := range tests {
-		forms := map[string]runtime.Object{"typed": tt.obj}
+		forms := map[string]runtime.Object{"as given": tt.obj}
 		if _, ok := tt.obj.(*unstructured.Unstructured); !ok && tt.obj != nil {
 			m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(tt.obj)
 			if err != nil {

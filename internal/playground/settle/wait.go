@@ -20,23 +20,24 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 )
 
 // Wait returns once every target is settled (see settle), writing a
 // progress line ("scheduled 5/7 pods, 2 unschedulable") to progress, when
-// not nil, whenever it changes. It looks again whenever an informer
-// delivers an event, gathering the events of a short while, and never
-// polls the API server. It returns alive's error as soon as it has one,
+// not nil, whenever it changes. It reads each target's metadata once (so
+// as not to judge it from a cache behind the caller's last write, see
+// fresh.go), then looks again whenever an informer delivers an event,
+// gathering the events of a short while, and never polls the API server;
+// the first Wait on a resource starts an informer on it and waits until it
+// has synced. It returns alive's error as soon as it has one (checked every
+// second, and before each look),
 // and when ctx ends first, ctx's error with the last progress line and the
 // targets still waited for.
 func (w *Watcher) Wait(ctx context.Context, targets []Target, progress io.Writer) error {
@@ -45,6 +46,9 @@ func (w *Watcher) Wait(ctx context.Context, targets []Target, progress io.Writer
 		if err := validTarget(t); err != nil {
 			return fmt.Errorf("target %d (%s): %w", i, t, err)
 		}
+	}
+	if w.ctx != nil && w.ctx.Err() != nil {
+		return fmt.Errorf("the watcher is stopped: %w", context.Cause(w.ctx))
 	}
 	// Subscribed before the first look: no event after it is missed.
 	wake := w.subscribe()
@@ -63,10 +67,12 @@ func (w *Watcher) Wait(ctx context.Context, targets []Target, progress io.Writer
 		}
 		stores[t.Resource] = s
 	}
+	bars := make([]barrier, len(targets))
+	w.readBarriers(ctx, targets, bars)
 	tick := time.NewTicker(w.aliveEvery)
 	defer tick.Stop()
 	var debounce <-chan time.Time
-	pending := w.evaluate(targets, stores, progress)
+	pending := w.evaluate(targets, stores, bars, progress)
 	for len(pending) > 0 {
 		logger.V(5).Info("Not settled", "targets", pending)
 		select {
@@ -75,6 +81,11 @@ func (w *Watcher) Wait(ctx context.Context, targets []Target, progress io.Writer
 		case <-tick.C:
 			if err := w.checkAlive(); err != nil {
 				return err
+			}
+			if slices.ContainsFunc(bars, func(b barrier) bool { return !b.read }) {
+				// A failed read is tried again, at this pace.
+				w.readBarriers(ctx, targets, bars)
+				pending = w.evaluate(targets, stores, bars, progress)
 			}
 		case <-wake:
 			if debounce == nil {
@@ -85,7 +96,7 @@ func (w *Watcher) Wait(ctx context.Context, targets []Target, progress io.Writer
 			if err := w.checkAlive(); err != nil {
 				return err
 			}
-			pending = w.evaluate(targets, stores, progress)
+			pending = w.evaluate(targets, stores, bars, progress)
 		}
 	}
 	return nil
@@ -121,14 +132,20 @@ func (w *Watcher) timeoutError(ctx context.Context, pending []string) error {
 
 // evaluate looks at every target in the caches, writes the progress line
 // if it changed, and returns the targets not settled, with what they want.
-func (w *Watcher) evaluate(targets []Target, stores map[schema.GroupVersionResource]cache.Store, progress io.Writer) []string {
+// A target whose barrier (when bars is not nil) its cache has not caught
+// up with is not settled.
+func (w *Watcher) evaluate(targets []Target, stores map[schema.GroupVersionResource]cache.Store, bars []barrier, progress io.Writer) []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.evaluations++
 	total, bound, unschedulable := 0, 0, 0
 	var pending []string
-	for _, t := range targets {
-		st := settle(schema.GroupKind{Group: t.Resource.Group, Kind: t.Kind}, live(stores[t.Resource], t), w.owned(t))
+	for i, t := range targets {
+		obj := live(stores[t.Resource], t)
+		st := settle(schema.GroupKind{Group: t.Resource.Group, Kind: t.Kind}, obj, w.owned(t))
+		if bars != nil && !bars[i].catchUp(stores[t.Resource], obj) {
+			st.Settled, st.Wants = false, bars[i].wants()
+		}
 		for _, p := range st.Pods {
 			total++
 			switch {
@@ -151,55 +168,6 @@ func (w *Watcher) evaluate(targets []Target, stores map[schema.GroupVersionResou
 	}
 	w.lastProgress = line
 	return pending
-}
-
-// live is t's object in s, nil when gone (or replaced: another UID).
-func live(s cache.Store, t Target) runtime.Object {
-	key := t.Name
-	if t.Namespace != "" {
-		key = t.Namespace + "/" + t.Name
-	}
-	item, ok, err := s.GetByKey(key)
-	if err != nil || !ok {
-		return nil
-	}
-	obj, isObj := item.(runtime.Object)
-	if !isObj {
-		return nil
-	}
-	if m, err := meta.Accessor(obj); err != nil || m.GetUID() != t.UID {
-		return nil
-	}
-	return obj
-}
-
-// owned is the pods t owns, also those being deleted: t itself for a Pod,
-// else the pods whose controller is t or an intermediate t controls.
-// w.mu held.
-func (w *Watcher) owned(t Target) []*corev1.Pod {
-	if t.Resource == podsResource {
-		if p, ok := live(w.pods, t).(*corev1.Pod); ok {
-			return []*corev1.Pod{p}
-		}
-		return nil
-	}
-	var pods []*corev1.Pod
-	add := func(uid string) {
-		items, err := w.pods.ByIndex(controllerIndex, uid)
-		if err != nil {
-			return // only an unknown index fails
-		}
-		for _, item := range items {
-			if p, ok := item.(*corev1.Pod); ok {
-				pods = append(pods, p)
-			}
-		}
-	}
-	add(string(t.UID))
-	for _, uid := range sets.List(w.children[t.UID]) {
-		add(string(uid))
-	}
-	return pods
 }
 
 // Pods returns the pods each target owns now that are not being deleted,

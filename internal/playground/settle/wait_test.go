@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -225,7 +226,7 @@ func TestWaitAlive(t *testing.T) {
 // TestWaitOtherKinds: an object of a kind with no rule of its own and no
 // pods (a Service; a PriorityClass, not namespaced) is settled through a
 // dynamic informer; a resource that is not served never syncs, and the
-// timeout says so.
+// timeout says so. After Stop, Wait refuses.
 func TestWaitOtherKinds(t *testing.T) {
 	ctx := needCluster(t)
 	w := startWatcher(t, ctx, testConfig, nil)
@@ -256,6 +257,11 @@ func TestWaitOtherKinds(t *testing.T) {
 	if err := w.Wait(short, []Target{widget}, nil); err == nil || !strings.Contains(err.Error(), "the informer of widgets.example.com has not synced") {
 		t.Errorf("Wait on a resource not served: %v, want the timeout naming its informer", err)
 	}
+
+	w.Stop()
+	if err := w.Wait(ctx, targets, nil); err == nil || !strings.Contains(err.Error(), "the watcher is stopped") {
+		t.Errorf("Wait after Stop: %v, want the watcher is stopped", err)
+	}
 }
 
 // TestWaitInvalidTarget: a target missing what the watcher needs is refused
@@ -279,5 +285,30 @@ func TestWaitInvalidTarget(t *testing.T) {
 				t.Errorf("Wait: %v, want %s", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestPods: by target in the order given, then by pod name; pods being
+// deleted left out; a pod of two targets listed under each.
+func TestPods(t *testing.T) {
+	w := newCacheWatcher()
+	w.intermediateChanged(&appsv1.ReplicaSet{ObjectMeta: objMeta("rs", "web")})
+	addPod(t, w, "web-b", "rs")
+	addPod(t, w, "web-a", "rs")
+	gone := &corev1.Pod{ObjectMeta: objMeta("web-c", "rs")}
+	gone.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+	if err := w.pods.Add(gone); err != nil {
+		t.Fatal(err)
+	}
+	addPod(t, w, "a-solo", "")
+	targets := []Target{target("Deployment", "apps", "deployments", "web"), target("Pod", "", "pods", "a-solo"),
+		target("ReplicaSet", "apps", "replicasets", "rs")}
+	var got []string
+	for _, op := range w.Pods(targets) {
+		got = append(got, op.Object+" "+op.Pod.Name)
+	}
+	want := []string{"Deployment/web web-a", "Deployment/web web-b", "Pod/a-solo a-solo", "ReplicaSet/rs web-a", "ReplicaSet/rs web-b"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Pods (-want +got):\n%s", diff)
 	}
 }

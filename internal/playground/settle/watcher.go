@@ -24,7 +24,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -32,8 +32,10 @@ import (
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 )
 
 // controllerIndex indexes pods by the UID of their controller.
@@ -54,12 +56,20 @@ type Watcher struct {
 	// aliveEvery and debounce are how often alive is asked, and how long
 	// events are gathered before an evaluation.
 	aliveEvery, debounce time.Duration
+	// readers is how many reads of targets (see fresh.go) run at once.
+	readers int
 
 	cancel     context.CancelFunc
+	metaClient metadata.Interface
 	factory    informers.SharedInformerFactory
 	dynFactory dynamicinformer.DynamicSharedInformerFactory
 	stores     map[schema.GroupVersionResource]cache.Store
 	pods       cache.Indexer
+
+	// subMu guards subscribers, the Waits to wake on an event, apart from
+	// mu: event handlers do not wait for an evaluation to end.
+	subMu       sync.Mutex
+	subscribers map[chan struct{}]struct{}
 
 	mu sync.Mutex
 	// ctx lives until Stop; dynamic informers started later run in it.
@@ -72,9 +82,7 @@ type Watcher struct {
 	parent   map[types.UID]types.UID
 	children map[types.UID]sets.Set[types.UID]
 	// gone are the intermediates deleted whose pods are not all gone.
-	gone sets.Set[types.UID]
-	// subscribers are the Waits to wake on an event.
-	subscribers  map[chan struct{}]struct{}
+	gone         sets.Set[types.UID]
 	lastProgress string
 	// evaluations counts the evaluations of Wait, for tests.
 	evaluations int
@@ -85,11 +93,20 @@ type Watcher struct {
 // until ctx ends. alive, when set, says whether the cluster's controllers
 // and kubelets still run (see Wait).
 func Start(ctx context.Context, cfg *rest.Config, alive func() error) (*Watcher, error) {
-	client, err := kubernetes.NewForConfig(cfg)
+	// The built-in kinds speak protobuf, smaller to decode than JSON; the
+	// dynamic and metadata clients stay on JSON, which every resource serves.
+	typedCfg := rest.CopyConfig(cfg)
+	typedCfg.ContentType = runtime.ContentTypeProtobuf
+	typedCfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	client, err := kubernetes.NewForConfig(typedCfg)
 	if err != nil {
 		return nil, err
 	}
 	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	metaClient, err := metadata.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +115,9 @@ func Start(ctx context.Context, cfg *rest.Config, alive func() error) (*Watcher,
 		alive:       alive,
 		aliveEvery:  time.Second,
 		debounce:    30 * time.Millisecond,
+		readers:     8,
 		cancel:      cancel,
+		metaClient:  metaClient,
 		ctx:         ctx,
 		factory:     informers.NewSharedInformerFactory(client, 0),
 		dynFactory:  dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0),
@@ -145,12 +164,11 @@ func Start(ctx context.Context, cfg *rest.Config, alive func() error) (*Watcher,
 		replicaSetsResource: rs.GetStore(),
 		jobsResource:        jobs.GetStore(),
 	}
-	w.factory.Start(ctx.Done())
-	for typ, ok := range w.factory.WaitForCacheSync(ctx.Done()) {
-		if !ok {
-			w.Stop()
-			return nil, fmt.Errorf("syncing the informer of %v: %w", typ, context.Cause(ctx))
-		}
+	// Informers log through ctx's logger.
+	w.factory.StartWithContext(ctx)
+	if err := w.factory.WaitForCacheSyncWithContext(ctx).AsError(); err != nil {
+		w.Stop()
+		return nil, fmt.Errorf("syncing the pod, ReplicaSet and Job informers: %w", err)
 	}
 	return w, nil
 }
@@ -160,17 +178,6 @@ func (w *Watcher) Stop() {
 	w.cancel()
 	w.factory.Shutdown()
 	w.dynFactory.Shutdown()
-}
-
-func indexByController(obj any) ([]string, error) {
-	pod, ok := obj.(*corev1.Pod)
-	if !ok {
-		return nil, nil
-	}
-	if c := metav1.GetControllerOf(pod); c != nil {
-		return []string{string(c.UID)}, nil
-	}
-	return nil, nil
 }
 
 // dropManagedFields keeps managed fields, which nothing here reads, out of
@@ -184,8 +191,8 @@ func dropManagedFields(obj any) (any, error) {
 
 // notify wakes every Wait.
 func (w *Watcher) notify() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.subMu.Lock()
+	defer w.subMu.Unlock()
 	for ch := range w.subscribers {
 		select {
 		case ch <- struct{}{}:
@@ -196,99 +203,16 @@ func (w *Watcher) notify() {
 
 func (w *Watcher) subscribe() chan struct{} {
 	ch := make(chan struct{}, 1)
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.subMu.Lock()
+	defer w.subMu.Unlock()
 	w.subscribers[ch] = struct{}{}
 	return ch
 }
 
 func (w *Watcher) unsubscribe(ch chan struct{}) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	w.subMu.Lock()
+	defer w.subMu.Unlock()
 	delete(w.subscribers, ch)
-}
-
-// intermediateHandler follows the controllers of ReplicaSets and Jobs.
-func (w *Watcher) intermediateHandler() cache.ResourceEventHandler {
-	return cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { w.intermediateChanged(obj) },
-		UpdateFunc: func(_, obj any) { w.intermediateChanged(obj) },
-		DeleteFunc: func(obj any) { w.intermediateDeleted(obj) },
-	}
-}
-
-func (w *Watcher) intermediateChanged(obj any) {
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return
-	}
-	w.mu.Lock()
-	w.unlink(m.GetUID())
-	if c := metav1.GetControllerOfNoCopy(m); c != nil {
-		w.parent[m.GetUID()] = c.UID
-		if w.children[c.UID] == nil {
-			w.children[c.UID] = sets.New[types.UID]()
-		}
-		w.children[c.UID].Insert(m.GetUID())
-	}
-	w.mu.Unlock()
-	w.notify()
-}
-
-func (w *Watcher) intermediateDeleted(obj any) {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return
-	}
-	w.mu.Lock()
-	w.gone.Insert(m.GetUID())
-	w.forgetIfEmpty(m.GetUID())
-	w.mu.Unlock()
-	w.notify()
-}
-
-// podDeleted forgets the pod's intermediate owner once it is gone and
-// owns no pod any more: nothing will be attributed through it again.
-func (w *Watcher) podDeleted(obj any) {
-	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
-	}
-	if pod, ok := obj.(*corev1.Pod); ok {
-		if c := metav1.GetControllerOf(pod); c != nil {
-			w.mu.Lock()
-			w.forgetIfEmpty(c.UID)
-			w.mu.Unlock()
-		}
-	}
-	w.notify()
-}
-
-// forgetIfEmpty drops a deleted intermediate that owns no pod. w.mu held.
-func (w *Watcher) forgetIfEmpty(uid types.UID) {
-	if !w.gone.Has(uid) {
-		return
-	}
-	if pods, err := w.pods.ByIndex(controllerIndex, string(uid)); err != nil || len(pods) > 0 {
-		return
-	}
-	w.gone.Delete(uid)
-	w.unlink(uid)
-}
-
-// unlink drops uid's link to its controller. w.mu held.
-func (w *Watcher) unlink(uid types.UID) {
-	p, ok := w.parent[uid]
-	if !ok {
-		return
-	}
-	delete(w.parent, uid)
-	w.children[p].Delete(uid)
-	if w.children[p].Len() == 0 {
-		delete(w.children, p)
-	}
 }
 
 // store returns the cache of the objects of r, starting an informer on r
@@ -300,6 +224,7 @@ func (w *Watcher) store(ctx context.Context, r schema.GroupVersionResource) (cac
 	w.mu.Lock()
 	inf, ok := w.synced[r]
 	if !ok {
+		klog.FromContext(ctx).V(2).Info("Watching", "resource", r.String())
 		inf = w.dynFactory.ForResource(r).Informer()
 		err := inf.SetTransform(dropManagedFields)
 		if err == nil {

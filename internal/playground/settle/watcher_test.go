@@ -18,6 +18,7 @@ package settle
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"net/http"
@@ -25,6 +26,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -111,10 +113,13 @@ func startWatcher(t *testing.T, ctx context.Context, cfg *rest.Config, alive fun
 	return w
 }
 
-// namespace creates a namespace named after the test.
+var namespaces atomic.Int32
+
+// namespace creates a namespace named after the test (and numbered: a test
+// may run more than once, -count).
 func namespace(t *testing.T, ctx context.Context) string {
 	t.Helper()
-	name := strings.ToLower(strings.TrimPrefix(t.Name(), "Test"))
+	name := fmt.Sprintf("%s-%d", strings.ToLower(strings.TrimPrefix(t.Name(), "Test")), namespaces.Add(1))
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	if _, err := testClient.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -253,5 +258,20 @@ func TestWaitListsNoPods(t *testing.T) {
 	}
 	if got := counter.count(); got != atStart {
 		t.Errorf("%d requests listed pods during %d evaluations, want none beyond Start's %d", got-atStart, evaluations, atStart)
+	}
+}
+
+// TestStartUnreachable: Start gives up when ctx ends before the informers
+// synced, and says which.
+func TestStartUnreachable(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	w, err := Start(ctx, &rest.Config{Host: "http://127.0.0.1:1"}, nil)
+	if err == nil {
+		w.Stop()
+		t.Fatal("Start succeeded with no API server")
+	}
+	if !strings.Contains(err.Error(), "syncing the pod, ReplicaSet and Job informers") || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Start: %v, want the informers named and the deadline", err)
 	}
 }
