@@ -22,10 +22,12 @@ import (
 	"maps"
 	"testing"
 
+	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
 )
 
 // boundPod is a pod created already bound to a node, as if another
@@ -98,7 +100,7 @@ func TestArgsChangeWhereNewPodsLand(t *testing.T) {
 		nodes []nodeSpec
 		// existing may refer to the test's namespace as "" and to a second one as "other".
 		existing    []boundPod
-		args        func(tc *testContext) string
+		args        func(tc *testContext) *v1config.NodeLessPodsArgs
 		want        string
 		wantDefault string
 	}{
@@ -111,7 +113,9 @@ func TestArgsChangeWhereNewPodsLand(t *testing.T) {
 				{node: "sel-a", labels: map[string]string{"tier": "web"}},
 				{node: "sel-b", labels: map[string]string{"tier": "batch"}},
 			},
-			args:        func(*testContext) string { return "podSelector:\n  matchLabels:\n    tier: batch" },
+			args: func(*testContext) *v1config.NodeLessPodsArgs {
+				return &v1config.NodeLessPodsArgs{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "batch"}}}
+			},
 			want:        "sel-a",
 			wantDefault: "sel-b",
 		},
@@ -122,7 +126,9 @@ func TestArgsChangeWhereNewPodsLand(t *testing.T) {
 				{node: "ns-a", namespace: "other"}, {node: "ns-a", namespace: "other"}, {node: "ns-a", namespace: "other"},
 				{node: "ns-b"},
 			},
-			args:        func(tc *testContext) string { return fmt.Sprintf("namespaces: [%s]", tc.ns) },
+			args: func(tc *testContext) *v1config.NodeLessPodsArgs {
+				return &v1config.NodeLessPodsArgs{Namespaces: []string{tc.ns}}
+			},
 			want:        "ns-a",
 			wantDefault: "ns-b",
 		},
@@ -133,7 +139,9 @@ func TestArgsChangeWhereNewPodsLand(t *testing.T) {
 				{node: "ds-a", daemonSet: true}, {node: "ds-a", daemonSet: true}, {node: "ds-a", daemonSet: true},
 				{node: "ds-b"},
 			},
-			args:        func(*testContext) string { return "ignoreDaemonSetPods: false" },
+			args: func(*testContext) *v1config.NodeLessPodsArgs {
+				return &v1config.NodeLessPodsArgs{IgnoreDaemonSetPods: ptr.To(false)}
+			},
 			want:        "ds-b",
 			wantDefault: "ds-a",
 		},
@@ -144,7 +152,9 @@ func TestArgsChangeWhereNewPodsLand(t *testing.T) {
 				{node: "cap-small"}, {node: "cap-small"}, // 20% full
 				{node: "cap-big"}, {node: "cap-big"}, {node: "cap-big"}, {node: "cap-big"}, {node: "cap-big"}, // 5% full
 			},
-			args:        func(*testContext) string { return "relativeToCapacity: true" },
+			args: func(*testContext) *v1config.NodeLessPodsArgs {
+				return &v1config.NodeLessPodsArgs{RelativeToCapacity: ptr.To(true)}
+			},
 			want:        "cap-big",
 			wantDefault: "cap-small",
 		},
@@ -161,12 +171,14 @@ func TestArgsChangeWhereNewPodsLand(t *testing.T) {
 			}
 			tc.createBoundPods(tt.existing...)
 			for _, run := range []struct {
-				name, args, want string
+				name string
+				args *v1config.NodeLessPodsArgs
+				want string
 			}{
-				{name: "default", args: "", want: tt.wantDefault},
+				{name: "default", want: tt.wantDefault},
 				{name: "args", args: tt.args(tc), want: tt.want},
 			} {
-				sched := tc.startScheduler(schedulerConfig(adminKubeconfig, 3, run.args))
+				sched := tc.startScheduler(nodeLessPodsConfig(run.args))
 				pod := tc.makePod("new-pod-" + run.name)
 				tc.createPod(pod)
 				got := tc.waitScheduled(pod.Name)[pod.Name]
@@ -186,7 +198,7 @@ func TestMostPodsConsolidates(t *testing.T) {
 	tc := newTestContext(t)
 	tc.createNodes(nodeSpec{name: "most-a"}, nodeSpec{name: "most-b"}, nodeSpec{name: "most-c"})
 	tc.createBoundPods(boundPod{node: "most-b"}, boundPod{node: "most-b"}, boundPod{node: "most-c"})
-	tc.startScheduler(schedulerConfig(adminKubeconfig, 3, "mode: MostPods"))
+	tc.startScheduler(nodeLessPodsConfig(&v1config.NodeLessPodsArgs{Mode: v1config.NodeLessPodsMostPods}))
 	var names []string
 	for i := range 4 {
 		p := tc.createPod(tc.makePod(fmt.Sprintf("consolidated-%d", i)))

@@ -110,7 +110,7 @@ func TestFailedBindingLeavesCountsTrue(t *testing.T) {
 	tc := newTestContext(t)
 	nodes := tc.createNodes(nodeSpec{name: "fail-a"}, nodeSpec{name: "fail-b"}, nodeSpec{name: "fail-c"})
 	injector := &failOnce{failed: map[string]string{}}
-	config := schedulerConfig(adminKubeconfig, 3, "", failOnceName)
+	config := nodeLessPodsConfig(nil, failOnceName)
 	tc.startScheduler(config, app.WithPlugin(failOnceName, func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) {
 		return injector, nil
 	}))
@@ -155,7 +155,7 @@ func TestNodeDeletedWhilePodsPending(t *testing.T) {
 	tc := newTestContext(t)
 	nodes := tc.createNodes(nodeSpec{name: "gone-a"}, nodeSpec{name: "gone-b"}, nodeSpec{name: "gone-c"})
 	capture := &handleCapture{}
-	tc.startScheduler(schedulerConfig(adminKubeconfig, 3, ""), capture.option())
+	tc.startScheduler(nodeLessPodsConfig(nil), capture.option())
 	tc.createBoundPods(boundPod{node: "gone-a"}, boundPod{node: "gone-b"}, boundPod{node: "gone-b"})
 
 	var pending []string
@@ -198,7 +198,7 @@ func TestNodeDeletedWhilePodsPending(t *testing.T) {
 func TestSchedulerRestartRebuildsCounts(t *testing.T) {
 	tc := newTestContext(t)
 	nodes := tc.createNodes(nodeSpec{name: "restart-a"}, nodeSpec{name: "restart-b"}, nodeSpec{name: "restart-c"})
-	first := tc.startScheduler(schedulerConfig(adminKubeconfig, 3, ""))
+	first := tc.startScheduler(nodeLessPodsConfig(nil))
 	var names []string
 	for i := range 4 {
 		names = append(names, tc.createPod(tc.makePod(fmt.Sprintf("before-%d", i))).Name)
@@ -206,7 +206,7 @@ func TestSchedulerRestartRebuildsCounts(t *testing.T) {
 	tc.waitScheduled(names...)
 	first.Stop()
 
-	tc.startScheduler(schedulerConfig(adminKubeconfig, 3, ""))
+	tc.startScheduler(nodeLessPodsConfig(nil))
 	names = nil
 	for i := range 5 {
 		names = append(names, tc.createPod(tc.makePod(fmt.Sprintf("after-%d", i))).Name)
@@ -223,7 +223,7 @@ func TestSchedulerRestartRebuildsCounts(t *testing.T) {
 func TestDeletedPodsAreReplaced(t *testing.T) {
 	tc := newTestContext(t)
 	nodes := tc.createNodes(nodeSpec{name: "churn-a"}, nodeSpec{name: "churn-b"}, nodeSpec{name: "churn-c"})
-	tc.startScheduler(schedulerConfig(adminKubeconfig, 3, ""))
+	tc.startScheduler(nodeLessPodsConfig(nil))
 	var names []string
 	for i := range 6 {
 		names = append(names, tc.createPod(tc.makePod(fmt.Sprintf("churn-%d", i))).Name)

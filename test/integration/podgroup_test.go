@@ -32,10 +32,14 @@ import (
 	"testing"
 	"time"
 
+	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
+	"github.com/adminsched/scheduler-plugins/internal/testconfig"
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	configv1 "k8s.io/kube-scheduler/config/v1"
+	"k8s.io/utils/ptr"
 )
 
 // existingPods returns the bound pods that put n pods on each node.
@@ -96,7 +100,7 @@ func TestPodGroupNodeLessPods(t *testing.T) {
 			}
 			tc.createBoundPods(existingPods(existing)...)
 
-			config, name := schedulerConfig(adminKubeconfig, 3, "mode: LeastPods"), schedulerName
+			config, name := nodeLessPodsConfig(&v1config.NodeLessPodsArgs{Mode: v1config.NodeLessPodsLeastPods}), schedulerName
 			if tt.mostPods {
 				config, name = consolidationConfig(t), consolidatingScheduler
 			}
@@ -159,7 +163,7 @@ func TestPodGroupMaintenanceWindow(t *testing.T) {
 	nodes := tc.createNodes(nodeSpec{name: "pgm-open"}, nodeSpec{name: "pgm-a"}, nodeSpec{name: "pgm-b"})
 	tc.annotateNode("pgm-open", windowFrom(-time.Hour, time.Hour))
 	tc.createBoundPods(existingPods(map[string]int{"pgm-a": 2, "pgm-b": 2})...)
-	requireGangScheduling(t, tc.startScheduler(maintenanceConfig(1, "")))
+	requireGangScheduling(t, tc.startScheduler(maintenanceConfig()))
 	for _, size := range []int{3, 5} {
 		name := fmt.Sprintf("gang-%d", size)
 		pods := tc.createGang(gang{name: name, size: size})
@@ -194,7 +198,7 @@ func TestPodGroupRevertedGangLeavesCountsAlone(t *testing.T) {
 	nodes := tc.createNodes(nodeSpec{name: p + "-a"}, nodeSpec{name: p + "-b"},
 		nodeSpec{name: p + "-c", labels: map[string]string{"pool": "big"}})
 	tc.createBoundPods(existingPods(map[string]int{p + "-a": 1, p + "-b": 1})...)
-	requireGangScheduling(t, tc.startScheduler(schedulerConfig(adminKubeconfig, 3, "mode: LeastPods")))
+	requireGangScheduling(t, tc.startScheduler(nodeLessPodsConfig(&v1config.NodeLessPodsArgs{Mode: v1config.NodeLessPodsLeastPods})))
 
 	tooBig := tc.createGang(gang{name: "too-big", size: 4, mutate: bigCPU})
 	msg := tc.waitGangUnschedulable("too-big", tooBig)
@@ -242,7 +246,7 @@ func TestPodGroupPreemption(t *testing.T) {
 		tc.createPod(victim)
 	}
 	tc.createBoundPods(existingPods(map[string]int{p + "-c": 2})...)
-	requireGangScheduling(t, tc.startScheduler(schedulerConfig(adminKubeconfig, 3, "mode: LeastPods")))
+	requireGangScheduling(t, tc.startScheduler(nodeLessPodsConfig(&v1config.NodeLessPodsArgs{Mode: v1config.NodeLessPodsLeastPods})))
 
 	pods := tc.createGang(gang{name: "urgent", size: 2, priority: 1000, mutate: func(p *v1.Pod) {
 		p.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("5")
@@ -276,7 +280,7 @@ func TestPodGroupPreemption(t *testing.T) {
 // without the plugin's retry; TestPodGroupMaintenanceWindowEndBeatsBackoff
 // checks the retry itself.
 func TestPodGroupMaintenanceWindowEndRetriesGang(t *testing.T) {
-	runWindowEndGang(t, "pgw", maintenanceConfig(1, ""), 60*time.Second)
+	runWindowEndGang(t, "pgw", maintenanceConfig(), 60*time.Second)
 }
 
 // TestPodGroupMaintenanceWindowEndBeatsBackoff is
@@ -286,8 +290,8 @@ func TestPodGroupMaintenanceWindowEndRetriesGang(t *testing.T) {
 // within a few seconds of it. In a pod-group cycle the per-pod PostFilter
 // does not run, so the retry cannot be armed there.
 func TestPodGroupMaintenanceWindowEndBeatsBackoff(t *testing.T) {
-	config := strings.Replace(maintenanceConfig(1, ""), "kind: KubeSchedulerConfiguration\n",
-		"kind: KubeSchedulerConfiguration\npodInitialBackoffSeconds: 30\npodMaxBackoffSeconds: 30\n", 1)
+	config := maintenanceConfig()
+	config.PodInitialBackoffSeconds, config.PodMaxBackoffSeconds = ptr.To[int64](30), ptr.To[int64](30)
 	runWindowEndGang(t, "pgwb", config, 10*time.Second)
 }
 
@@ -295,7 +299,7 @@ func TestPodGroupMaintenanceWindowEndBeatsBackoff(t *testing.T) {
 // few seconds from now, starts a scheduler from config, creates a gang of 3,
 // checks that the window rejects it, and that it is bound at most allowed
 // after the window's end.
-func runWindowEndGang(t *testing.T, p, config string, allowed time.Duration) {
+func runWindowEndGang(t *testing.T, p string, config *configv1.KubeSchedulerConfiguration, allowed time.Duration) {
 	enablePodGroupScheduling(t)
 	tc := newTestContext(t)
 	nodes := tc.createNodes(nodeSpec{name: p + "-1"}, nodeSpec{name: p + "-2"})
@@ -339,26 +343,14 @@ func runWindowEndGang(t *testing.T, p, config string, allowed time.Duration) {
 //     counted, one member anywhere and one nowhere) runs one before
 //     "reverted" and is deleted.
 func TestPodGroupSwap(t *testing.T) {
-	nodeLessPods := func(plugins string) string {
-		return fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: %q
-leaderElection:
-  leaderElect: false
-profiles:
-  - schedulerName: %s
-    plugins:
-      %s:
-        enabled:
-          - name: NodeLessPods
-            weight: 3
-    pluginConfig:
-      - name: NodeLessPods
-        args:
-          mode: LeastPods
-          podSelector: {matchLabels: {counted: "yes"}}
-`, adminKubeconfig, schedulerName, plugins)
+	// NodeLessPods enabled as plugins says, counting the pods labelled counted=yes.
+	nodeLessPods := func(plugins configv1.Plugins) *configv1.KubeSchedulerConfiguration {
+		p := profile("NodeLessPods", 3, &v1config.NodeLessPodsArgs{
+			Mode:        v1config.NodeLessPodsLeastPods,
+			PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"counted": "yes"}},
+		})
+		p.Plugins = &plugins
+		return schedulerConfig(p)
 	}
 	pinned := func(pool string) func(*v1.Pod) {
 		return func(p *v1.Pod) { p.Spec.NodeSelector = map[string]string{"pool": pool} }
@@ -366,11 +358,11 @@ profiles:
 	tests := []struct {
 		name   string
 		prefix string
-		config string
+		config *configv1.KubeSchedulerConfiguration
 		dryRun bool
 	}{
-		{name: "score only", prefix: "pgs", config: nodeLessPods("score")},
-		{name: "after a preemption dry run", prefix: "pgd", config: nodeLessPods("multiPoint"), dryRun: true},
+		{name: "score only", prefix: "pgs", config: nodeLessPods(configv1.Plugins{Score: testconfig.Plugins(3, "NodeLessPods")})},
+		{name: "after a preemption dry run", prefix: "pgd", config: nodeLessPods(configv1.Plugins{MultiPoint: testconfig.Plugins(3, "NodeLessPods")}), dryRun: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

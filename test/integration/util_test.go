@@ -18,7 +18,6 @@ package integration
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -34,15 +33,19 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/utils/ptr"
 
+	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
 	"github.com/adminsched/scheduler-plugins/internal/localscheduler"
 	"github.com/adminsched/scheduler-plugins/internal/playground"
+	"github.com/adminsched/scheduler-plugins/internal/testconfig"
 )
 
 const (
@@ -336,41 +339,50 @@ func spread(counts map[string]int) int {
 	return playground.Spread(slices.Collect(maps.Values(counts)))
 }
 
-// schedulerConfig returns a v1 KubeSchedulerConfiguration with one profile,
-// custom-scheduler, that enables NodeLessPods with the given weight and args
-// (YAML, one field per line, unindented). extraPlugins is YAML for more
-// multiPoint entries, one "- name: X" line each.
-func schedulerConfig(kubeconfig string, weight int, args string, extraPlugins ...string) string {
-	return pluginConfig(kubeconfig, "NodeLessPods", weight, args, extraPlugins...)
+// schedulerConfig returns a config for the test API server, with leader
+// election off, holding profiles.
+func schedulerConfig(profiles ...configv1.KubeSchedulerProfile) *configv1.KubeSchedulerConfiguration {
+	return testconfig.New(adminKubeconfig, profiles...)
 }
 
-// pluginConfig is schedulerConfig for any plugin of ours.
-func pluginConfig(kubeconfig, plugin string, weight int, args string, extraPlugins ...string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, `apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: %q
-leaderElection:
-  leaderElect: false
-profiles:
-  - schedulerName: %s
-    plugins:
-      multiPoint:
-        enabled:
-          - name: %s
-            weight: %d
-`, kubeconfig, schedulerName, plugin, weight)
-	for _, p := range extraPlugins {
-		fmt.Fprintf(&b, "          - name: %s\n", p)
+// profile returns a profile for our scheduler: the defaults plus plugin at
+// multiPoint with weight, then extraPlugins, and plugin's args unless args
+// is nil (the plugin's defaults).
+func profile(plugin string, weight int32, args runtime.Object, extraPlugins ...string) configv1.KubeSchedulerProfile {
+	set := testconfig.Plugins(weight, plugin)
+	set.Enabled = append(set.Enabled, testconfig.Plugins(0, extraPlugins...).Enabled...)
+	p := configv1.KubeSchedulerProfile{SchedulerName: ptr.To(schedulerName), Plugins: &configv1.Plugins{MultiPoint: set}}
+	if args != nil {
+		p.PluginConfig = []configv1.PluginConfig{testconfig.Args(plugin, args)}
 	}
-	if args != "" {
-		fmt.Fprintf(&b, "    pluginConfig:\n      - name: %s\n        args:\n", plugin)
-		for _, line := range strings.Split(strings.TrimSpace(args), "\n") {
-			fmt.Fprintf(&b, "          %s\n", line)
-		}
+	return p
+}
+
+// nodeLessPodsConfig is schedulerConfig with NodeLessPods at weight 3 and
+// args (nil: its defaults), then extraPlugins.
+func nodeLessPodsConfig(args *v1config.NodeLessPodsArgs, extraPlugins ...string) *configv1.KubeSchedulerConfiguration {
+	var obj runtime.Object // a nil *NodeLessPodsArgs is not a nil Object
+	if args != nil {
+		obj = args
 	}
-	return b.String()
+	return schedulerConfig(profile("NodeLessPods", 3, obj, extraPlugins...))
+}
+
+// shippedConfig reads a config file of the repository, pointed at the test
+// API server with leader election off.
+func shippedConfig(t testing.TB, path string) *configv1.KubeSchedulerConfiguration {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := testconfig.Unmarshal(data)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	cfg.ClientConnection.Kubeconfig = adminKubeconfig
+	cfg.LeaderElection.LeaderElect = ptr.To(false)
+	return cfg
 }
 
 // writeFile writes content to a file in the test's temp dir.
@@ -386,8 +398,8 @@ func (tc *testContext) writeFile(name, content string) string {
 // setupScheduler builds a scheduler from a config file through the same code
 // path as the binary (app.Setup with our plugins), without running it; it is
 // stopped when the test ends.
-func (tc *testContext) setupScheduler(config string, extra ...app.Option) (*localscheduler.Scheduler, error) {
-	s, err := localscheduler.Setup(tc.ctx, tc.writeFile("scheduler-config.yaml", config), extra...)
+func (tc *testContext) setupScheduler(config *configv1.KubeSchedulerConfiguration, extra ...app.Option) (*localscheduler.Scheduler, error) {
+	s, err := localscheduler.Setup(tc.ctx, testconfig.Write(tc.t, config), extra...)
 	if err == nil {
 		tc.t.Cleanup(s.Stop)
 	}
@@ -396,7 +408,7 @@ func (tc *testContext) setupScheduler(config string, extra ...app.Option) (*loca
 
 // startScheduler runs a scheduler built from config until the test ends or
 // it is stopped.
-func (tc *testContext) startScheduler(config string, extra ...app.Option) *localscheduler.Scheduler {
+func (tc *testContext) startScheduler(config *configv1.KubeSchedulerConfiguration, extra ...app.Option) *localscheduler.Scheduler {
 	tc.t.Helper()
 	s, err := tc.setupScheduler(config, extra...)
 	if err != nil {

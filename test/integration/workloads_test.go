@@ -32,6 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
 )
 
@@ -113,7 +114,7 @@ func TestWorkloads(t *testing.T) {
 	labels := map[string]string{workloadNodeLabel: tc.ns}
 	nodes := tc.createNodes(nodeSpec{name: "wl-a", labels: labels}, nodeSpec{name: "wl-b", labels: labels}, nodeSpec{name: "wl-c", labels: labels})
 	leases := tc.waitNodesRunByKWOK(nodes)
-	tc.startScheduler(schedulerConfig(adminKubeconfig, 3, ""))
+	tc.startScheduler(nodeLessPodsConfig(nil))
 	apps := adminClient.AppsV1()
 
 	ds := &appsv1.DaemonSet{
@@ -304,15 +305,15 @@ func TestScaleUpRepacks(t *testing.T) {
 	tests := []struct {
 		name   string
 		prefix string
-		config func(t *testing.T) string
+		config func(t *testing.T) *configv1.KubeSchedulerConfiguration
 		check  func(t *testing.T, before, after map[string]int)
 	}{
 		{
 			name:   "consolidation-config.yaml",
 			prefix: "repack",
-			config: func(t *testing.T) string {
-				return consolidationConfig(t, func(profile map[string]interface{}) error {
-					profile["schedulerName"] = schedulerName
+			config: func(t *testing.T) *configv1.KubeSchedulerConfiguration {
+				return consolidationConfig(t, func(profile *configv1.KubeSchedulerProfile) error {
+					profile.SchedulerName = ptr.To(schedulerName)
 					return nil
 				})
 			},
@@ -329,7 +330,7 @@ func TestScaleUpRepacks(t *testing.T) {
 		{
 			name:   "LeastPods",
 			prefix: "spread",
-			config: func(*testing.T) string { return schedulerConfig(adminKubeconfig, 3, "") },
+			config: func(*testing.T) *configv1.KubeSchedulerConfiguration { return nodeLessPodsConfig(nil) },
 			check: func(t *testing.T, before, after map[string]int) {
 				if s := spread(after); s != 0 {
 					t.Errorf("replicas per node %v after scaling up from %v: spread %d, want 0", after, before, s)
@@ -345,7 +346,7 @@ func TestScaleUpRepacks(t *testing.T) {
 			tc.createBoundPods(boundPod{node: p + "-full"}, boundPod{node: p + "-full"}, boundPod{node: p + "-full"}, boundPod{node: p + "-full"})
 			isWeb := func(pod *v1.Pod) bool { return pod.Labels["app"] == "web" }
 
-			spreading := tc.startScheduler(schedulerConfig(adminKubeconfig, 3, ""))
+			spreading := tc.startScheduler(nodeLessPodsConfig(nil))
 			d := tc.deployment("web", replicas)
 			tc.waitScheduled(tc.createDeploymentPods(d)...)
 			if got := tc.podsPerNode(nodes[:3], isWeb); spread(got) != 0 {
@@ -371,7 +372,7 @@ func TestScaleUpRepacks(t *testing.T) {
 func TestDeletedDeploymentPodsAreCollected(t *testing.T) {
 	tc := newTestContext(t)
 	tc.createNodes(nodeSpec{name: "gc-a"})
-	tc.startScheduler(schedulerConfig(adminKubeconfig, 3, ""))
+	tc.startScheduler(nodeLessPodsConfig(nil))
 	tc.createDeploymentPods(tc.deployment("doomed", 3))
 	tc.waitPodsPhase("doomed", 3, v1.PodRunning)
 	if err := adminClient.AppsV1().Deployments(tc.ns).Delete(tc.ctx, "doomed", metav1.DeleteOptions{
