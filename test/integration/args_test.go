@@ -97,7 +97,7 @@ func (tc *testContext) createDaemonSetPod(pod *v1.Pod) {
 func TestArgsChangeWhereNewPodsLand(t *testing.T) {
 	tests := []struct {
 		name  string
-		nodes []nodeSpec
+		nodes []*v1.Node
 		// existing may refer to the test's namespace as "" and to a second one as "other".
 		existing    []boundPod
 		args        func(tc *testContext) *v1config.NodeLessPodsArgs
@@ -106,7 +106,7 @@ func TestArgsChangeWhereNewPodsLand(t *testing.T) {
 	}{
 		{
 			name:  "podSelector counts only matching pods",
-			nodes: []nodeSpec{{name: "sel-a"}, {name: "sel-b"}},
+			nodes: []*v1.Node{makeNode("sel-a"), makeNode("sel-b")},
 			existing: []boundPod{
 				{node: "sel-a", labels: map[string]string{"tier": "web"}},
 				{node: "sel-a", labels: map[string]string{"tier": "web"}},
@@ -121,7 +121,7 @@ func TestArgsChangeWhereNewPodsLand(t *testing.T) {
 		},
 		{
 			name:  "namespaces counts only pods in the listed namespaces",
-			nodes: []nodeSpec{{name: "ns-a"}, {name: "ns-b"}},
+			nodes: []*v1.Node{makeNode("ns-a"), makeNode("ns-b")},
 			existing: []boundPod{
 				{node: "ns-a", namespace: "other"}, {node: "ns-a", namespace: "other"}, {node: "ns-a", namespace: "other"},
 				{node: "ns-b"},
@@ -134,7 +134,7 @@ func TestArgsChangeWhereNewPodsLand(t *testing.T) {
 		},
 		{
 			name:  "ignoreDaemonSetPods false counts DaemonSet pods",
-			nodes: []nodeSpec{{name: "ds-a"}, {name: "ds-b"}},
+			nodes: []*v1.Node{makeNode("ds-a"), makeNode("ds-b")},
 			existing: []boundPod{
 				{node: "ds-a", daemonSet: true}, {node: "ds-a", daemonSet: true}, {node: "ds-a", daemonSet: true},
 				{node: "ds-b"},
@@ -147,7 +147,7 @@ func TestArgsChangeWhereNewPodsLand(t *testing.T) {
 		},
 		{
 			name:  "relativeToCapacity compares the share of allocatable pods",
-			nodes: []nodeSpec{{name: "cap-small", pods: 10}, {name: "cap-big", pods: 100}},
+			nodes: []*v1.Node{makeNode("cap-small", withPods(10)), makeNode("cap-big", withPods(100))},
 			existing: []boundPod{
 				{node: "cap-small"}, {node: "cap-small"}, // 20% full
 				{node: "cap-big"}, {node: "cap-big"}, {node: "cap-big"}, {node: "cap-big"}, {node: "cap-big"}, // 5% full
@@ -196,7 +196,7 @@ func TestArgsChangeWhereNewPodsLand(t *testing.T) {
 // new pods to the node that already holds the most, one after another.
 func TestMostPodsConsolidates(t *testing.T) {
 	tc := newTestContext(t)
-	tc.createNodes(nodeSpec{name: "most-a"}, nodeSpec{name: "most-b"}, nodeSpec{name: "most-c"})
+	tc.createNodes(makeNode("most-a"), makeNode("most-b"), makeNode("most-c"))
 	tc.createBoundPods(boundPod{node: "most-b"}, boundPod{node: "most-b"}, boundPod{node: "most-c"})
 	tc.startScheduler(nodeLessPodsConfig(&v1config.NodeLessPodsArgs{Mode: v1config.NodeLessPodsMostPods}))
 	var names []string

@@ -151,7 +151,7 @@ func TestChartInstall(t *testing.T) {
 	if in.namespace != tc.ns {
 		t.Errorf("the chart's ConfigMap is in %q, want the release namespace %q", in.namespace, tc.ns)
 	}
-	nodes := tc.createNodes(nodeSpec{name: "chart-a"}, nodeSpec{name: "chart-b"}, nodeSpec{name: "chart-c"})
+	nodes := tc.createNodes(makeNode("chart-a"), makeNode("chart-b"), makeNode("chart-c"))
 	args, port := tc.schedulerArgs(in, in.config)
 	proc := tc.runBinary("chart-scheduler", args...)
 	tc.waitForLeader([]*schedulerProcess{proc})

@@ -84,13 +84,6 @@ func reenable(name string) profileEdit {
 	}
 }
 
-// hostnameNode is a node labelled with its hostname, as kubelets label
-// theirs: PodTopologySpread's system default constraint on
-// kubernetes.io/hostname only scores nodes that carry the label.
-func hostnameNode(name string, pods int) nodeSpec {
-	return nodeSpec{name: name, pods: pods, labels: map[string]string{v1.LabelHostname: name}}
-}
-
 // createService creates a Service that selects the pods labelled app=name.
 // With the ReplicaSet that owns them, it is what gives those pods
 // PodTopologySpread's system default constraints.
@@ -167,8 +160,8 @@ func TestConsolidation(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tc := newTestContext(t)
 			p := tt.prefix
-			nodes := tc.createNodes(hostnameNode(p+"-a", 0), hostnameNode(p+"-b", 0), hostnameNode(p+"-c", 0),
-				hostnameNode(p+"-d", 0), hostnameNode(p+"-full", 12))
+			nodes := tc.createNodes(makeNode(p+"-a", withHostnameLabel()), makeNode(p+"-b", withHostnameLabel()), makeNode(p+"-c", withHostnameLabel()),
+				makeNode(p+"-d", withHostnameLabel()), makeNode(p+"-full", withHostnameLabel(), withPods(12)))
 			var existing []boundPod
 			for node, n := range map[string]int{p + "-a": 10, p + "-b": 9, p + "-c": 8, p + "-full": 12} {
 				for range n {
@@ -225,7 +218,7 @@ func TestConsolidationBreaksTiesByResources(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tc := newTestContext(t)
 			cpuNode, memoryNode := tt.prefix+"-cpu", tt.prefix+"-memory"
-			tc.createNodes(nodeSpec{name: cpuNode}, nodeSpec{name: memoryNode})
+			tc.createNodes(makeNode(cpuNode), makeNode(memoryNode))
 			for i, bp := range []struct {
 				node, cpu, memory string
 			}{

@@ -108,7 +108,7 @@ func (tc *testContext) waitNodeGone(c *handleCapture, name string) {
 // with the same number of pods on every node.
 func TestFailedBindingLeavesCountsTrue(t *testing.T) {
 	tc := newTestContext(t)
-	nodes := tc.createNodes(nodeSpec{name: "fail-a"}, nodeSpec{name: "fail-b"}, nodeSpec{name: "fail-c"})
+	nodes := tc.createNodes(makeNode("fail-a"), makeNode("fail-b"), makeNode("fail-c"))
 	injector := &failOnce{failed: map[string]string{}}
 	config := nodeLessPodsConfig(nil, failOnceName)
 	tc.startScheduler(config, app.WithPlugin(failOnceName, func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) {
@@ -153,7 +153,7 @@ func TestFailedBindingLeavesCountsTrue(t *testing.T) {
 // remaining nodes, and the deleted node counts nothing.
 func TestNodeDeletedWhilePodsPending(t *testing.T) {
 	tc := newTestContext(t)
-	nodes := tc.createNodes(nodeSpec{name: "gone-a"}, nodeSpec{name: "gone-b"}, nodeSpec{name: "gone-c"})
+	nodes := tc.createNodes(makeNode("gone-a"), makeNode("gone-b"), makeNode("gone-c"))
 	capture := &handleCapture{}
 	tc.startScheduler(nodeLessPodsConfig(nil), capture.option())
 	tc.createBoundPods(boundPod{node: "gone-a"}, boundPod{node: "gone-b"}, boundPod{node: "gone-b"})
@@ -197,7 +197,7 @@ func TestNodeDeletedWhilePodsPending(t *testing.T) {
 // balance.
 func TestSchedulerRestartRebuildsCounts(t *testing.T) {
 	tc := newTestContext(t)
-	nodes := tc.createNodes(nodeSpec{name: "restart-a"}, nodeSpec{name: "restart-b"}, nodeSpec{name: "restart-c"})
+	nodes := tc.createNodes(makeNode("restart-a"), makeNode("restart-b"), makeNode("restart-c"))
 	first := tc.startScheduler(nodeLessPodsConfig(nil))
 	var names []string
 	for i := range 4 {
@@ -222,7 +222,7 @@ func TestSchedulerRestartRebuildsCounts(t *testing.T) {
 // with the same names: the new pods fill the node that lost them.
 func TestDeletedPodsAreReplaced(t *testing.T) {
 	tc := newTestContext(t)
-	nodes := tc.createNodes(nodeSpec{name: "churn-a"}, nodeSpec{name: "churn-b"}, nodeSpec{name: "churn-c"})
+	nodes := tc.createNodes(makeNode("churn-a"), makeNode("churn-b"), makeNode("churn-c"))
 	tc.startScheduler(nodeLessPodsConfig(nil))
 	var names []string
 	for i := range 6 {

@@ -35,7 +35,7 @@ import (
 // over and schedules the pods that wait.
 func TestLeaderElection(t *testing.T) {
 	tc := newTestContext(t)
-	tc.createNodes(nodeSpec{name: "le-a"}, nodeSpec{name: "le-b"})
+	tc.createNodes(makeNode("le-a"), makeNode("le-b"))
 	config := nodeLessPodsConfig(nil)
 	config.LeaderElection = componentbaseconfigv1alpha1.LeaderElectionConfiguration{
 		LeaderElect:       ptr.To(true),

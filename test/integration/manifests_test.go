@@ -294,7 +294,7 @@ func (tc *testContext) scheduleExamples(nodes []string) {
 func TestInstallManifests(t *testing.T) {
 	tc := newTestContext(t)
 	in := tc.install()
-	nodes := tc.createNodes(nodeSpec{name: "install-a"}, nodeSpec{name: "install-b"}, nodeSpec{name: "install-c"})
+	nodes := tc.createNodes(makeNode("install-a"), makeNode("install-b"), makeNode("install-c"))
 	args, port := tc.schedulerArgs(in, in.config)
 	proc := tc.runBinary("installed-scheduler", args...)
 	tc.waitForLeader([]*schedulerProcess{proc})

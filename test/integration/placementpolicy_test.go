@@ -94,10 +94,10 @@ func TestPlacementPolicyDataResidency(t *testing.T) {
 	tc := newTestContext(t)
 	eu := []string{"pp-eu-1", "pp-eu-2"}
 	tc.createNodes(
-		nodeSpec{name: eu[0], labels: map[string]string{regionLabel: "eu-west-1"}},
-		nodeSpec{name: eu[1], labels: map[string]string{regionLabel: "eu-central-1", "example.com/licensed": "oracle"}},
-		nodeSpec{name: "pp-us-1", labels: map[string]string{regionLabel: "us-east-1", "example.com/licensed": "oracle"}},
-		nodeSpec{name: "pp-us-2", labels: map[string]string{regionLabel: "us-east-1"}},
+		makeNode(eu[0], withLabels(map[string]string{regionLabel: "eu-west-1"})),
+		makeNode(eu[1], withLabels(map[string]string{regionLabel: "eu-central-1", "example.com/licensed": "oracle"})),
+		makeNode("pp-us-1", withLabels(map[string]string{regionLabel: "us-east-1", "example.com/licensed": "oracle"})),
+		makeNode("pp-us-2", withLabels(map[string]string{regionLabel: "us-east-1"})),
 	)
 	tc.startScheduler(placementConfig(1, tc.euResidency(), v1config.PlacementRule{
 		Name:         "licensed-oracle",
@@ -143,8 +143,8 @@ func TestPlacementPolicyDataResidency(t *testing.T) {
 func TestPlacementPolicyPendingUntilRelabelled(t *testing.T) {
 	tc := newTestContext(t)
 	tc.createNodes(
-		nodeSpec{name: "pp-pending-us-1", labels: map[string]string{regionLabel: "us-east-1"}},
-		nodeSpec{name: "pp-pending-us-2", labels: map[string]string{regionLabel: "us-west-2"}},
+		makeNode("pp-pending-us-1", withLabels(map[string]string{regionLabel: "us-east-1"})),
+		makeNode("pp-pending-us-2", withLabels(map[string]string{regionLabel: "us-west-2"})),
 	)
 	tc.startScheduler(placementConfig(1, tc.euResidency()))
 	tc.createPod(tc.makePod("resident"))
@@ -183,7 +183,7 @@ func TestPlacementPolicyPendingUntilRelabelled(t *testing.T) {
 // loses the label, and that update requeues the pod.
 func TestPlacementPolicyNamespaceRelabelled(t *testing.T) {
 	tc := newTestContext(t)
-	tc.createNodes(nodeSpec{name: "pp-ns-us-1", labels: map[string]string{regionLabel: "us-east-1"}})
+	tc.createNodes(makeNode("pp-ns-us-1", withLabels(map[string]string{regionLabel: "us-east-1"})))
 	label := func(value string) {
 		t.Helper()
 		body := `{"metadata":{"labels":{"data-residency":null}}}`
@@ -217,10 +217,10 @@ func TestPlacementPolicyPreferSpot(t *testing.T) {
 	tc := newTestContext(t)
 	spot := map[string]bool{"pp-spot-1": true, "pp-spot-2": true}
 	tc.createNodes(
-		nodeSpec{name: "pp-spot-1", labels: map[string]string{capacityLabel: "spot"}},
-		nodeSpec{name: "pp-spot-2", labels: map[string]string{capacityLabel: "spot"}},
-		nodeSpec{name: "pp-od-1", labels: map[string]string{capacityLabel: "on-demand"}},
-		nodeSpec{name: "pp-od-2", labels: map[string]string{capacityLabel: "on-demand"}},
+		makeNode("pp-spot-1", withLabels(map[string]string{capacityLabel: "spot"})),
+		makeNode("pp-spot-2", withLabels(map[string]string{capacityLabel: "spot"})),
+		makeNode("pp-od-1", withLabels(map[string]string{capacityLabel: "on-demand"})),
+		makeNode("pp-od-2", withLabels(map[string]string{capacityLabel: "on-demand"})),
 	)
 	tc.startScheduler(placementConfig(5, v1config.PlacementRule{
 		Name:         "batch-prefers-spot",

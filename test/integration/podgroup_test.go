@@ -92,8 +92,8 @@ func TestPodGroupNodeLessPods(t *testing.T) {
 			tc := newTestContext(t)
 			p := fmt.Sprintf("pgn%d", i)
 			node := func(suffix string) string { return p + "-" + suffix }
-			nodes := tc.createNodes(hostnameNode(node("a"), 0), hostnameNode(node("b"), 0),
-				hostnameNode(node("c"), 0), hostnameNode(node("d"), 0))
+			nodes := tc.createNodes(makeNode(node("a"), withHostnameLabel()), makeNode(node("b"), withHostnameLabel()),
+				makeNode(node("c"), withHostnameLabel()), makeNode(node("d"), withHostnameLabel()))
 			existing := map[string]int{}
 			for s, n := range tt.existing {
 				existing[node(s)] = n
@@ -136,10 +136,10 @@ func TestPodGroupPlacementPolicy(t *testing.T) {
 	tc := newTestContext(t)
 	eu := []string{"pgp-eu-1", "pgp-eu-2"}
 	nodes := tc.createNodes(
-		nodeSpec{name: eu[0], labels: map[string]string{regionLabel: "eu-west-1"}},
-		nodeSpec{name: eu[1], labels: map[string]string{regionLabel: "eu-central-1"}},
-		nodeSpec{name: "pgp-us-1", labels: map[string]string{regionLabel: "us-east-1"}},
-		nodeSpec{name: "pgp-us-2", labels: map[string]string{regionLabel: "us-east-1"}},
+		makeNode(eu[0], withLabels(map[string]string{regionLabel: "eu-west-1"})),
+		makeNode(eu[1], withLabels(map[string]string{regionLabel: "eu-central-1"})),
+		makeNode("pgp-us-1", withLabels(map[string]string{regionLabel: "us-east-1"})),
+		makeNode("pgp-us-2", withLabels(map[string]string{regionLabel: "us-east-1"})),
 	)
 	tc.createBoundPods(existingPods(map[string]int{eu[0]: 2, eu[1]: 2})...)
 	requireGangScheduling(t, tc.startScheduler(placementConfig(1, tc.euResidency())))
@@ -160,8 +160,7 @@ func TestPodGroupPlacementPolicy(t *testing.T) {
 func TestPodGroupMaintenanceWindow(t *testing.T) {
 	enablePodGroupScheduling(t)
 	tc := newTestContext(t)
-	nodes := tc.createNodes(nodeSpec{name: "pgm-open"}, nodeSpec{name: "pgm-a"}, nodeSpec{name: "pgm-b"})
-	tc.annotateNode("pgm-open", windowFrom(-time.Hour, time.Hour))
+	nodes := tc.createNodes(makeNode("pgm-open", withWindow(windowFrom(-time.Hour, time.Hour))), makeNode("pgm-a"), makeNode("pgm-b"))
 	tc.createBoundPods(existingPods(map[string]int{"pgm-a": 2, "pgm-b": 2})...)
 	requireGangScheduling(t, tc.startScheduler(maintenanceConfig()))
 	for _, size := range []int{3, 5} {
@@ -195,8 +194,8 @@ func TestPodGroupRevertedGangLeavesCountsAlone(t *testing.T) {
 	enablePodGroupScheduling(t)
 	tc := newTestContext(t)
 	const p = "pgr"
-	nodes := tc.createNodes(nodeSpec{name: p + "-a"}, nodeSpec{name: p + "-b"},
-		nodeSpec{name: p + "-c", labels: map[string]string{"pool": "big"}})
+	nodes := tc.createNodes(makeNode(p+"-a"), makeNode(p+"-b"),
+		makeNode(p+"-c", withLabels(map[string]string{"pool": "big"})))
 	tc.createBoundPods(existingPods(map[string]int{p + "-a": 1, p + "-b": 1})...)
 	requireGangScheduling(t, tc.startScheduler(nodeLessPodsConfig(&v1config.NodeLessPodsArgs{Mode: v1config.NodeLessPodsLeastPods})))
 
@@ -235,8 +234,8 @@ func TestPodGroupPreemption(t *testing.T) {
 	tc := newTestContext(t)
 	const p = "pgx"
 	gangPool := map[string]string{"pool": "gang"}
-	nodes := tc.createNodes(nodeSpec{name: p + "-a", labels: gangPool}, nodeSpec{name: p + "-b", labels: gangPool},
-		nodeSpec{name: p + "-c"})
+	nodes := tc.createNodes(makeNode(p+"-a", withLabels(gangPool)), makeNode(p+"-b", withLabels(gangPool)),
+		makeNode(p+"-c"))
 	victims := []string{"victim-a", "victim-b"}
 	for i, name := range victims {
 		victim := tc.makePod(name)
@@ -302,12 +301,10 @@ func TestPodGroupMaintenanceWindowEndBeatsBackoff(t *testing.T) {
 func runWindowEndGang(t *testing.T, p string, config *configv1.KubeSchedulerConfiguration, allowed time.Duration) {
 	enablePodGroupScheduling(t)
 	tc := newTestContext(t)
-	nodes := tc.createNodes(nodeSpec{name: p + "-1"}, nodeSpec{name: p + "-2"})
 	// RFC 3339 has whole seconds: the window ends 5 to 6 s from now.
 	end := time.Now().UTC().Add(6 * time.Second).Truncate(time.Second)
-	for _, n := range nodes {
-		tc.annotateNode(n, time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)+"/"+end.Format(time.RFC3339))
-	}
+	window := withWindow(time.Now().UTC().Add(-time.Hour).Format(time.RFC3339) + "/" + end.Format(time.RFC3339))
+	tc.createNodes(makeNode(p+"-1", window), makeNode(p+"-2", window))
 	sched := tc.startScheduler(config)
 	requireGangScheduling(t, sched)
 	cc := sched.Config.ComponentConfig
@@ -369,7 +366,7 @@ func TestPodGroupSwap(t *testing.T) {
 			enablePodGroupScheduling(t)
 			tc := newTestContext(t)
 			p := tt.prefix
-			nodes := tc.createNodes(nodeSpec{name: p + "-n", labels: map[string]string{"pool": "n"}}, nodeSpec{name: p + "-m"})
+			nodes := tc.createNodes(makeNode(p+"-n", withLabels(map[string]string{"pool": "n"})), makeNode(p+"-m"))
 			counted := map[string]string{"counted": "yes"}
 			heavy := tc.makePod("existing-heavy")
 			heavy.Labels = counted

@@ -22,6 +22,7 @@ import (
 
 	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
 	"github.com/adminsched/scheduler-plugins/internal/testconfig"
+	v1 "k8s.io/api/core/v1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
@@ -53,9 +54,9 @@ func BenchmarkPlacementSpread(b *testing.B) {
 				// (profile c) pods of namespace service-ns; here they serve our
 				// scheduler name, from the test's kubeconfig, in the test's namespace.
 				config := perfConfig(b, "scheduler_perf/"+p.file, tc.ns)
-				var specs []nodeSpec
+				var specs []*v1.Node
 				for n := range nodes {
-					specs = append(specs, nodeSpec{name: fmt.Sprintf("spread-%d-%d", i, n)})
+					specs = append(specs, makeNode(fmt.Sprintf("spread-%d-%d", i, n)))
 				}
 				names := tc.createNodes(specs...)
 				sched := tc.startScheduler(config)

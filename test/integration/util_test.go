@@ -138,48 +138,85 @@ func (tc *testContext) cleanup() {
 	}
 }
 
-// nodeSpec describes a test node; every node has room for plenty of pods
-// unless pods says otherwise.
-type nodeSpec struct {
-	name   string
-	pods   int
-	labels map[string]string
-}
+// nodeOption sets one property of a node makeNode builds.
+type nodeOption func(*v1.Node)
 
-// createNodes creates nodes, made Ready by KWOK, with 8 CPUs, 32Gi of memory and the given
-// pod capacity (110 when unset). Node names get the test's suffix so tests
-// never share a node.
-func (tc *testContext) createNodes(specs ...nodeSpec) []string {
-	tc.t.Helper()
-	var names []string
-	for _, s := range specs {
-		pods := s.pods
-		if pods == 0 {
-			pods = 110
-		}
-		res := v1.ResourceList{
+// makeNode returns a Ready node with 8 CPUs, 32Gi of memory and room for
+// 110 pods, changed by opts, for createNodes.
+func makeNode(name string, opts ...nodeOption) *v1.Node {
+	resources := func() v1.ResourceList {
+		return v1.ResourceList{
 			v1.ResourceCPU:    resource.MustParse("8"),
 			v1.ResourceMemory: resource.MustParse("32Gi"),
-			v1.ResourcePods:   *resource.NewQuantity(int64(pods), resource.DecimalSI),
+			v1.ResourcePods:   resource.MustParse("110"),
 		}
-		node := &v1.Node{
-			ObjectMeta: metav1.ObjectMeta{Name: s.name, Labels: s.labels},
-			Status: v1.NodeStatus{
-				Capacity:    res,
-				Allocatable: res,
-				Conditions:  []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
-			},
+	}
+	node := &v1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Status: v1.NodeStatus{
+			Capacity:    resources(),
+			Allocatable: resources(),
+			Conditions:  []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
+		},
+	}
+	for _, opt := range opts {
+		opt(node)
+	}
+	return node
+}
+
+// withLabels adds labels to the node's.
+func withLabels(labels map[string]string) nodeOption {
+	return func(n *v1.Node) {
+		if n.Labels == nil {
+			n.Labels = map[string]string{}
 		}
+		maps.Copy(n.Labels, labels)
+	}
+}
+
+// withHostnameLabel labels the node with its hostname, as kubelets label
+// theirs: PodTopologySpread's system default constraint on
+// kubernetes.io/hostname only scores nodes that carry the label.
+func withHostnameLabel() nodeOption {
+	return func(n *v1.Node) { withLabels(map[string]string{v1.LabelHostname: n.Name})(n) }
+}
+
+// withAnnotation sets one annotation of the node.
+func withAnnotation(key, value string) nodeOption {
+	return func(n *v1.Node) {
+		if n.Annotations == nil {
+			n.Annotations = map[string]string{}
+		}
+		n.Annotations[key] = value
+	}
+}
+
+// withPods sets the node's capacity and allocatable pods.
+func withPods(pods int) nodeOption {
+	return func(n *v1.Node) {
+		q := *resource.NewQuantity(int64(pods), resource.DecimalSI)
+		n.Status.Capacity[v1.ResourcePods], n.Status.Allocatable[v1.ResourcePods] = q, q
+	}
+}
+
+// createNodes creates nodes, which KWOK keeps Ready, and returns their
+// names. Node names carry a prefix of the test's so that tests never share
+// a node.
+func (tc *testContext) createNodes(nodes ...*v1.Node) []string {
+	tc.t.Helper()
+	var names []string
+	for _, node := range nodes {
 		// Created with its status (nodes may be): a status set by a second
 		// update could come after KWOK's first one, which takes capacity
 		// and allocatable from the node as it sees them.
 		if _, err := adminClient.CoreV1().Nodes().Create(tc.ctx, node, metav1.CreateOptions{}); err != nil {
-			tc.t.Fatalf("creating node %s: %v", s.name, err)
+			tc.t.Fatalf("creating node %s: %v", node.Name, err)
 		}
 		tc.mu.Lock()
-		tc.nodes = append(tc.nodes, s.name)
+		tc.nodes = append(tc.nodes, node.Name)
 		tc.mu.Unlock()
-		names = append(names, s.name)
+		names = append(names, node.Name)
 	}
 	return names
 }

@@ -112,7 +112,7 @@ func perNode(nodes []string, pods map[string]*v1.Pod) map[string]int {
 func TestWorkloads(t *testing.T) {
 	tc := newTestContext(t)
 	labels := map[string]string{workloadNodeLabel: tc.ns}
-	nodes := tc.createNodes(nodeSpec{name: "wl-a", labels: labels}, nodeSpec{name: "wl-b", labels: labels}, nodeSpec{name: "wl-c", labels: labels})
+	nodes := tc.createNodes(makeNode("wl-a", withLabels(labels)), makeNode("wl-b", withLabels(labels)), makeNode("wl-c", withLabels(labels)))
 	leases := tc.waitNodesRunByKWOK(nodes)
 	tc.startScheduler(nodeLessPodsConfig(nil))
 	apps := adminClient.AppsV1()
@@ -342,7 +342,7 @@ func TestScaleUpRepacks(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tc := newTestContext(t)
 			p := tt.prefix
-			nodes := tc.createNodes(hostnameNode(p+"-a", 0), hostnameNode(p+"-b", 0), hostnameNode(p+"-c", 0), hostnameNode(p+"-full", 4))
+			nodes := tc.createNodes(makeNode(p+"-a", withHostnameLabel()), makeNode(p+"-b", withHostnameLabel()), makeNode(p+"-c", withHostnameLabel()), makeNode(p+"-full", withHostnameLabel(), withPods(4)))
 			tc.createBoundPods(boundPod{node: p + "-full"}, boundPod{node: p + "-full"}, boundPod{node: p + "-full"}, boundPod{node: p + "-full"})
 			isWeb := func(pod *v1.Pod) bool { return pod.Labels["app"] == "web" }
 
@@ -371,7 +371,7 @@ func TestScaleUpRepacks(t *testing.T) {
 // ReplicaSet, then the ReplicaSet's running pods.
 func TestDeletedDeploymentPodsAreCollected(t *testing.T) {
 	tc := newTestContext(t)
-	tc.createNodes(nodeSpec{name: "gc-a"})
+	tc.createNodes(makeNode("gc-a"))
 	tc.startScheduler(nodeLessPodsConfig(nil))
 	tc.createDeploymentPods(tc.deployment("doomed", 3))
 	tc.waitPodsPhase("doomed", 3, v1.PodRunning)
