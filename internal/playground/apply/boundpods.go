@@ -48,14 +48,15 @@ const boundProgressEvery = 10000
 // CreateBoundPods creates bound pods (spec.nodeName set), with
 // BoundPodAnnotation, after their namespaces and the DaemonSets that own
 // some of them; boundWorkers requests in flight, a progress line every
-// 10,000 pods. A pod whose
-// controller OwnerReference is an apps/v1 DaemonSet gets the UID of the
-// DaemonSet of that namespace and name created here (the caller leaves it
-// empty); a pod naming a DaemonSet not in daemonSets is an error, found
-// before anything is created. pods are not modified. When controllersRun,
-// CreateBoundPods then waits until the DaemonSet controller has taken each
-// DaemonSet's pods as its own (see boundWaitDaemonSets), so that a
-// scheduler started next sees the cluster as the snapshot had it.
+// 10,000 pods. A pod whose controller OwnerReference is an apps/v1
+// DaemonSet gets the UID of the DaemonSet of that namespace and name
+// created here (the caller leaves it empty); a pod naming a DaemonSet not in
+// daemonSets is an error, found before anything is created. pods are not
+// modified. When controllersRun, CreateBoundPods then waits until the
+// DaemonSet controller has taken each DaemonSet's pods as its own (see
+// boundWaitDaemonSets): a DaemonSet's template must be pinned to the nodes
+// of its pods. A scheduler started next then sees the cluster as the
+// snapshot had it.
 func CreateBoundPods(ctx context.Context, client kubernetes.Interface, daemonSets []*appsv1.DaemonSet, pods []*corev1.Pod, controllersRun bool, progress io.Writer) error {
 	if len(pods) == 0 && len(daemonSets) == 0 {
 		return nil
