@@ -22,12 +22,13 @@ import (
 	"maps"
 	"testing"
 
-	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
+
+	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
 )
 
 // boundPod is a pod created already bound to a node, as if another

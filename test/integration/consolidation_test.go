@@ -18,17 +18,16 @@ package integration
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-
-	"slices"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
-	configv1 "k8s.io/kube-scheduler/config/v1"
 )
 
 const (

@@ -23,11 +23,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adminsched/scheduler-plugins/internal/testconfig"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	componentbaseconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
 	"k8s.io/utils/ptr"
+
+	"github.com/adminsched/scheduler-plugins/internal/testconfig"
 )
 
 // TestLeaderElection runs two instances of the binary with leader election on

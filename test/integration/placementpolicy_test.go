@@ -23,12 +23,13 @@ import (
 	"testing"
 	"time"
 
-	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
+
+	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
 )
 
 const (

@@ -32,14 +32,15 @@ import (
 	"testing"
 	"time"
 
-	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
-	"github.com/adminsched/scheduler-plugins/internal/testconfig"
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
+
+	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
+	"github.com/adminsched/scheduler-plugins/internal/testconfig"
 )
 
 // existingPods returns the bound pods that put n pods on each node.

@@ -20,12 +20,13 @@ import (
 	"fmt"
 	"testing"
 
-	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
-	"github.com/adminsched/scheduler-plugins/internal/testconfig"
 	v1 "k8s.io/api/core/v1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
+
+	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
+	"github.com/adminsched/scheduler-plugins/internal/testconfig"
 )
 
 // BenchmarkPlacementSpread measures placement quality next to the speed
