@@ -17,8 +17,9 @@ limitations under the License.
 // Package localcluster runs a Kubernetes cluster without machines, in
 // temporary directories: etcd and kube-apiserver (through envtest),
 // kube-controller-manager with the workload controllers, and KWOK as every
-// node's kubelet (nodes Ready with heartbeats, bound pods Running, deleted
-// pods gone). hack/install-envtest.sh builds the four binaries from go.mod.
+// node's kubelet (nodes Ready with heartbeats, bound pods Running unless
+// created with PendingAnnotation, deleted pods gone). Config authenticates
+// with a static token and speaks protobuf. hack/install-envtest.sh builds the four binaries from go.mod.
 // No scheduler runs: the caller starts ours. The playground and the
 // integration tests use it.
 package localcluster

@@ -99,3 +99,18 @@ func Write(t testing.TB, cfg *configv1.KubeSchedulerConfiguration) string {
 	}
 	return path
 }
+
+// Unmarshal reads a config file's YAML (a shipped one, to run it with a
+// test's kubeconfig) into the v1 types, refusing unknown fields and any
+// other apiVersion or kind. Plugin args stay raw: Marshal writes them back
+// as they were.
+func Unmarshal(data []byte) (*configv1.KubeSchedulerConfiguration, error) {
+	var cfg configv1.KubeSchedulerConfiguration
+	if err := yaml.UnmarshalStrict(data, &cfg); err != nil {
+		return nil, err
+	}
+	if want := configv1.SchemeGroupVersion.String(); cfg.APIVersion != want || cfg.Kind != "KubeSchedulerConfiguration" {
+		return nil, fmt.Errorf("apiVersion %q, kind %q: want %s, KubeSchedulerConfiguration", cfg.APIVersion, cfg.Kind, want)
+	}
+	return &cfg, nil
+}

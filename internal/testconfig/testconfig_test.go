@@ -18,6 +18,7 @@ package testconfig
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -110,6 +111,65 @@ func TestRawArgs(t *testing.T) {
 			_, err = decode(t, Write(t, cfg))
 			if err == nil || !strings.Contains(err.Error(), tc.wantDecode) {
 				t.Errorf("decode error %v, want one containing %q", err, tc.wantDecode)
+			}
+		})
+	}
+}
+
+func TestUnmarshal(t *testing.T) {
+	const shipped = `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: custom-scheduler
+    plugins:
+      multiPoint:
+        enabled:
+          - name: NodeLessPods
+            weight: 3
+    pluginConfig:
+      - name: NodeLessPods
+        args:
+          mode: MostPods
+`
+	for _, tc := range []struct {
+		name    string
+		data    string
+		wantErr string
+	}{
+		{name: "shipped config", data: shipped},
+		{name: "unknown field", data: shipped + "bogus: 1\n", wantErr: `unknown field "bogus"`},
+		{name: "other version", data: strings.Replace(shipped, "/v1\n", "/v1beta3\n", 1), wantErr: `apiVersion "kubescheduler.config.k8s.io/v1beta3"`},
+		{name: "no kind", data: strings.Replace(shipped, "kind: KubeSchedulerConfiguration\n", "", 1), wantErr: `kind ""`},
+		{name: "not YAML", data: "profiles: [", wantErr: "yaml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := Unmarshal([]byte(tc.data))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("Unmarshal error %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Written back with a kubeconfig, it decodes as the original
+			// would, args included.
+			cfg.ClientConnection.Kubeconfig = "/tmp/kubeconfig"
+			got, err := decode(t, Write(t, cfg))
+			if err != nil {
+				t.Fatalf("decoding the written config: %v", err)
+			}
+			path := filepath.Join(t.TempDir(), "original.yaml")
+			if err := os.WriteFile(path, []byte(tc.data+"clientConnection:\n  kubeconfig: /tmp/kubeconfig\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			want, err := decode(t, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("written back (-original, +got):\n%s", diff)
 			}
 		})
 	}

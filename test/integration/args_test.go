@@ -26,6 +26,9 @@ import (
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
+
+	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
 )
 
 // boundPod is a pod created already bound to a node, as if another
@@ -95,56 +98,64 @@ func (tc *testContext) createDaemonSetPod(pod *v1.Pod) {
 func TestArgsChangeWhereNewPodsLand(t *testing.T) {
 	tests := []struct {
 		name  string
-		nodes []nodeSpec
+		nodes []*v1.Node
 		// existing may refer to the test's namespace as "" and to a second one as "other".
 		existing    []boundPod
-		args        func(tc *testContext) string
+		args        func(tc *testContext) *v1config.NodeLessPodsArgs
 		want        string
 		wantDefault string
 	}{
 		{
 			name:  "podSelector counts only matching pods",
-			nodes: []nodeSpec{{name: "sel-a"}, {name: "sel-b"}},
+			nodes: []*v1.Node{makeNode("sel-a"), makeNode("sel-b")},
 			existing: []boundPod{
 				{node: "sel-a", labels: map[string]string{"tier": "web"}},
 				{node: "sel-a", labels: map[string]string{"tier": "web"}},
 				{node: "sel-a", labels: map[string]string{"tier": "web"}},
 				{node: "sel-b", labels: map[string]string{"tier": "batch"}},
 			},
-			args:        func(*testContext) string { return "podSelector:\n  matchLabels:\n    tier: batch" },
+			args: func(*testContext) *v1config.NodeLessPodsArgs {
+				return &v1config.NodeLessPodsArgs{PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "batch"}}}
+			},
 			want:        "sel-a",
 			wantDefault: "sel-b",
 		},
 		{
 			name:  "namespaces counts only pods in the listed namespaces",
-			nodes: []nodeSpec{{name: "ns-a"}, {name: "ns-b"}},
+			nodes: []*v1.Node{makeNode("ns-a"), makeNode("ns-b")},
 			existing: []boundPod{
 				{node: "ns-a", namespace: "other"}, {node: "ns-a", namespace: "other"}, {node: "ns-a", namespace: "other"},
 				{node: "ns-b"},
 			},
-			args:        func(tc *testContext) string { return fmt.Sprintf("namespaces: [%s]", tc.ns) },
+			args: func(tc *testContext) *v1config.NodeLessPodsArgs {
+				return &v1config.NodeLessPodsArgs{Namespaces: []string{tc.ns}}
+			},
 			want:        "ns-a",
 			wantDefault: "ns-b",
 		},
 		{
 			name:  "ignoreDaemonSetPods false counts DaemonSet pods",
-			nodes: []nodeSpec{{name: "ds-a"}, {name: "ds-b"}},
+			nodes: []*v1.Node{makeNode("ds-a"), makeNode("ds-b")},
 			existing: []boundPod{
 				{node: "ds-a", daemonSet: true}, {node: "ds-a", daemonSet: true}, {node: "ds-a", daemonSet: true},
 				{node: "ds-b"},
 			},
-			args:        func(*testContext) string { return "ignoreDaemonSetPods: false" },
+			args: func(*testContext) *v1config.NodeLessPodsArgs {
+				return &v1config.NodeLessPodsArgs{IgnoreDaemonSetPods: ptr.To(false)}
+			},
 			want:        "ds-b",
 			wantDefault: "ds-a",
 		},
 		{
 			name:  "relativeToCapacity compares the share of allocatable pods",
-			nodes: []nodeSpec{{name: "cap-small", pods: 10}, {name: "cap-big", pods: 100}},
+			nodes: []*v1.Node{makeNode("cap-small", withPods(10)), makeNode("cap-big", withPods(100))},
 			existing: []boundPod{
 				{node: "cap-small"}, {node: "cap-small"}, // 20% full
 				{node: "cap-big"}, {node: "cap-big"}, {node: "cap-big"}, {node: "cap-big"}, {node: "cap-big"}, // 5% full
 			},
-			args:        func(*testContext) string { return "relativeToCapacity: true" },
+			args: func(*testContext) *v1config.NodeLessPodsArgs {
+				return &v1config.NodeLessPodsArgs{RelativeToCapacity: ptr.To(true)}
+			},
 			want:        "cap-big",
 			wantDefault: "cap-small",
 		},
@@ -161,12 +172,14 @@ func TestArgsChangeWhereNewPodsLand(t *testing.T) {
 			}
 			tc.createBoundPods(tt.existing...)
 			for _, run := range []struct {
-				name, args, want string
+				name string
+				args *v1config.NodeLessPodsArgs
+				want string
 			}{
-				{name: "default", args: "", want: tt.wantDefault},
+				{name: "default", want: tt.wantDefault},
 				{name: "args", args: tt.args(tc), want: tt.want},
 			} {
-				sched := tc.startScheduler(schedulerConfig(adminKubeconfig, 3, run.args))
+				sched := tc.startScheduler(nodeLessPodsConfig(run.args))
 				pod := tc.makePod("new-pod-" + run.name)
 				tc.createPod(pod)
 				got := tc.waitScheduled(pod.Name)[pod.Name]
@@ -184,9 +197,9 @@ func TestArgsChangeWhereNewPodsLand(t *testing.T) {
 // new pods to the node that already holds the most, one after another.
 func TestMostPodsConsolidates(t *testing.T) {
 	tc := newTestContext(t)
-	tc.createNodes(nodeSpec{name: "most-a"}, nodeSpec{name: "most-b"}, nodeSpec{name: "most-c"})
+	tc.createNodes(makeNode("most-a"), makeNode("most-b"), makeNode("most-c"))
 	tc.createBoundPods(boundPod{node: "most-b"}, boundPod{node: "most-b"}, boundPod{node: "most-c"})
-	tc.startScheduler(schedulerConfig(adminKubeconfig, 3, "mode: MostPods"))
+	tc.startScheduler(nodeLessPodsConfig(&v1config.NodeLessPodsArgs{Mode: v1config.NodeLessPodsMostPods}))
 	var names []string
 	for i := range 4 {
 		p := tc.createPod(tc.makePod(fmt.Sprintf("consolidated-%d", i)))

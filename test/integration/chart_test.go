@@ -36,6 +36,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	v1 "k8s.io/api/core/v1"
@@ -47,10 +48,12 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	componentbaseconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
 	"k8s.io/utils/ptr"
 
+	"github.com/adminsched/scheduler-plugins/internal/testconfig"
 	"github.com/adminsched/scheduler-plugins/pkg/plugins"
 )
 
@@ -151,7 +154,7 @@ func TestChartInstall(t *testing.T) {
 	if in.namespace != tc.ns {
 		t.Errorf("the chart's ConfigMap is in %q, want the release namespace %q", in.namespace, tc.ns)
 	}
-	nodes := tc.createNodes(nodeSpec{name: "chart-a"}, nodeSpec{name: "chart-b"}, nodeSpec{name: "chart-c"})
+	nodes := tc.createNodes(makeNode("chart-a"), makeNode("chart-b"), makeNode("chart-c"))
 	args, port := tc.schedulerArgs(in, in.config)
 	proc := tc.runBinary("chart-scheduler", args...)
 	tc.waitForLeader([]*schedulerProcess{proc})
@@ -178,35 +181,35 @@ func TestChartInstall(t *testing.T) {
 func TestChartConfigDefaults(t *testing.T) {
 	in := &installation{objs: renderChart(t, "adminsched-system")}
 	in.readObjects(t, "the chart")
-	type config struct {
-		LeaderElection map[string]any   `json:"leaderElection"`
-		Profiles       []map[string]any `json:"profiles"`
-	}
-	decode := func(name, data string) config {
-		var c config
-		if err := utilyaml.Unmarshal([]byte(data), &c); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		return c
-	}
-	want, err := os.ReadFile("../../manifests/nodelesspods/scheduler-config.yaml")
+	const file = "../../manifests/nodelesspods/scheduler-config.yaml"
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, wantCfg := decode("the chart's config", in.config), decode("scheduler-config.yaml", string(want))
-	if !equalJSON(got.Profiles, wantCfg.Profiles) {
-		t.Errorf("the chart's default profiles %v, want those of manifests/nodelesspods/scheduler-config.yaml %v", got.Profiles, wantCfg.Profiles)
+	want, err := testconfig.Unmarshal(data)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
 	}
-	wantLE := map[string]any{"leaderElect": true, "resourceName": "custom-scheduler", "resourceNamespace": "adminsched-system"}
-	if !equalJSON(got.LeaderElection, wantLE) {
-		t.Errorf("the chart's default leaderElection %v, want %v", got.LeaderElection, wantLE)
+	// Args compare as the JSON values their YAML holds.
+	args := cmp.Transformer("args", func(c configv1.PluginConfig) (v struct {
+		Name string
+		Args any
+	}) {
+		v.Name = c.Name
+		if err := json.Unmarshal(c.Args.Raw, &v.Args); err != nil {
+			t.Errorf("pluginConfig %s: args %s: %v", c.Name, c.Args.Raw, err)
+		}
+		return v
+	})
+	if diff := cmp.Diff(want.Profiles, in.config.Profiles, args); diff != "" {
+		t.Errorf("the chart's default profiles differ from those of %s (-file, +chart):\n%s", file, diff)
 	}
-}
-
-func equalJSON(a, b any) bool {
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+	wantLE := componentbaseconfigv1alpha1.LeaderElectionConfiguration{
+		LeaderElect: ptr.To(true), ResourceName: "custom-scheduler", ResourceNamespace: "adminsched-system",
+	}
+	if diff := cmp.Diff(wantLE, in.config.LeaderElection); diff != "" {
+		t.Errorf("the chart's default leaderElection (-want, +got):\n%s", diff)
+	}
 }
 
 // rbacOf returns the rules of every ClusterRole and Role in objs, as
@@ -488,7 +491,8 @@ func TestChartBadArgsAtStartUp(t *testing.T) {
 			// It exits at start-up, when it builds the profile's plugins,
 			// before it takes a lease: the admin's kubeconfig grants nothing
 			// it uses.
-			config := in.config + fmt.Sprintf("clientConnection:\n  kubeconfig: %q\n", adminKubeconfig)
+			config := in.config.DeepCopy()
+			config.ClientConnection.Kubeconfig = adminKubeconfig
 			args, _ := tc.schedulerArgs(in, config)
 			proc := tc.runBinary("bad-args-scheduler", args...)
 			err := wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(context.Context) (bool, error) {

@@ -20,6 +20,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
+	"github.com/adminsched/scheduler-plugins/internal/testconfig"
 )
 
 // TestBinaryRefusesBadConfig starts bin/kube-scheduler as users start it,
@@ -30,7 +33,7 @@ import (
 // (decoding, the plugin's New) are cmd/scheduler's TestSetupRejectsBadConfig.
 func TestBinaryRefusesBadConfig(t *testing.T) {
 	tc := newTestContext(t)
-	config := tc.writeFile("scheduler-config.yaml", schedulerConfig(adminKubeconfig, 3, "mode: Fewest"))
+	config := testconfig.Write(t, nodeLessPodsConfig(&v1config.NodeLessPodsArgs{Mode: "Fewest"}))
 	args, _ := tc.servingArgs()
 	p := tc.runBinary("bad-config-scheduler", append(args, "--config="+config)...)
 	select {

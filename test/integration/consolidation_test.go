@@ -18,16 +18,16 @@ package integration
 
 import (
 	"fmt"
-	"os"
+	"slices"
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"sigs.k8s.io/yaml"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 
-	"github.com/adminsched/scheduler-plugins/internal/playground"
+	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
 )
 
 const (
@@ -35,86 +35,52 @@ const (
 	consolidatingScheduler  = "consolidating-scheduler"
 )
 
-// profileEdit changes the first profile of a decoded config document.
-type profileEdit func(profile map[string]interface{}) error
+// profileEdit changes the first profile of a config.
+type profileEdit func(profile *configv1.KubeSchedulerProfile) error
 
 // consolidationConfig returns the shipped consolidation-config.yaml, after
 // edits, pointed at the test API server with leader election off.
-func consolidationConfig(t *testing.T, edits ...profileEdit) string {
+func consolidationConfig(t *testing.T, edits ...profileEdit) *configv1.KubeSchedulerConfiguration {
 	t.Helper()
-	data, err := os.ReadFile(consolidationConfigFile)
-	if err != nil {
-		t.Fatal(err)
+	cfg := shippedConfig(t, consolidationConfigFile)
+	if len(cfg.Profiles) == 0 {
+		t.Fatalf("%s: no profiles", consolidationConfigFile)
 	}
-	if len(edits) > 0 {
-		var doc map[string]interface{}
-		if err := yaml.Unmarshal(data, &doc); err != nil {
+	for _, edit := range edits {
+		if err := edit(&cfg.Profiles[0]); err != nil {
 			t.Fatalf("%s: %v", consolidationConfigFile, err)
 		}
-		profiles, _ := doc["profiles"].([]interface{})
-		if len(profiles) == 0 {
-			t.Fatalf("%s: no profiles", consolidationConfigFile)
-		}
-		profile, _ := profiles[0].(map[string]interface{})
-		for _, edit := range edits {
-			if err := edit(profile); err != nil {
-				t.Fatalf("%s: %v", consolidationConfigFile, err)
-			}
-		}
-		if data, err = yaml.Marshal(doc); err != nil {
-			t.Fatal(err)
-		}
 	}
-	out, err := playground.RewriteSchedulerConfig(data, adminKubeconfig)
-	if err != nil {
-		t.Fatalf("%s: %v", consolidationConfigFile, err)
-	}
-	return string(out)
-}
-
-// removeNamed removes the entry {name: name} from list.
-func removeNamed(list interface{}, name string) ([]interface{}, error) {
-	entries, _ := list.([]interface{})
-	for i, e := range entries {
-		if m, _ := e.(map[string]interface{}); m["name"] == name {
-			return append(entries[:i:i], entries[i+1:]...), nil
-		}
-	}
-	return nil, fmt.Errorf("no entry named %s", name)
+	return cfg
 }
 
 // withoutPluginConfig drops the pluginConfig entry of a plugin: it runs with
 // its default args.
 func withoutPluginConfig(name string) profileEdit {
-	return func(profile map[string]interface{}) error {
-		rest, err := removeNamed(profile["pluginConfig"], name)
-		if err != nil {
-			return fmt.Errorf("pluginConfig: %w", err)
+	return func(profile *configv1.KubeSchedulerProfile) error {
+		i := slices.IndexFunc(profile.PluginConfig, func(c configv1.PluginConfig) bool { return c.Name == name })
+		if i < 0 {
+			return fmt.Errorf("pluginConfig: no entry named %s", name)
 		}
-		profile["pluginConfig"] = rest
+		profile.PluginConfig = slices.Delete(profile.PluginConfig, i, i+1)
 		return nil
 	}
 }
 
 // reenable takes a default plugin off plugins.multiPoint.disabled.
 func reenable(name string) profileEdit {
-	return func(profile map[string]interface{}) error {
-		plugins, _ := profile["plugins"].(map[string]interface{})
-		multiPoint, _ := plugins["multiPoint"].(map[string]interface{})
-		rest, err := removeNamed(multiPoint["disabled"], name)
-		if err != nil {
-			return fmt.Errorf("plugins.multiPoint.disabled: %w", err)
+	return func(profile *configv1.KubeSchedulerProfile) error {
+		var disabled []configv1.Plugin
+		if profile.Plugins != nil {
+			disabled = profile.Plugins.MultiPoint.Disabled
 		}
-		multiPoint["disabled"] = rest
+		i := slices.IndexFunc(disabled, func(p configv1.Plugin) bool { return p.Name == name })
+		if i < 0 {
+			return fmt.Errorf("plugins.multiPoint.disabled: no entry named %s", name)
+		}
+		profile.Plugins.MultiPoint.Disabled = slices.Delete(disabled, i, i+1)
 		return nil
 	}
-}
-
-// hostnameNode is a node labelled with its hostname, as kubelets label
-// theirs: PodTopologySpread's system default constraint on
-// kubernetes.io/hostname only scores nodes that carry the label.
-func hostnameNode(name string, pods int) nodeSpec {
-	return nodeSpec{name: name, pods: pods, labels: map[string]string{v1.LabelHostname: name}}
 }
 
 // createService creates a Service that selects the pods labelled app=name.
@@ -163,7 +129,7 @@ func TestConsolidation(t *testing.T) {
 	tests := []struct {
 		name          string
 		prefix        string
-		config        string
+		config        *configv1.KubeSchedulerConfiguration
 		schedulerName string
 		check         func(t *testing.T, prefix string, got map[string]int)
 	}{
@@ -184,7 +150,7 @@ func TestConsolidation(t *testing.T) {
 		{
 			name:          "MostPods next to the defaults",
 			prefix:        "mostpods",
-			config:        schedulerConfig(adminKubeconfig, 3, "mode: MostPods"),
+			config:        nodeLessPodsConfig(&v1config.NodeLessPodsArgs{Mode: v1config.NodeLessPodsMostPods}),
 			schedulerName: schedulerName,
 			check:         spread,
 		},
@@ -193,8 +159,8 @@ func TestConsolidation(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tc := newTestContext(t)
 			p := tt.prefix
-			nodes := tc.createNodes(hostnameNode(p+"-a", 0), hostnameNode(p+"-b", 0), hostnameNode(p+"-c", 0),
-				hostnameNode(p+"-d", 0), hostnameNode(p+"-full", 12))
+			nodes := tc.createNodes(makeNode(p+"-a", withHostnameLabel()), makeNode(p+"-b", withHostnameLabel()), makeNode(p+"-c", withHostnameLabel()),
+				makeNode(p+"-d", withHostnameLabel()), makeNode(p+"-full", withHostnameLabel(), withPods(12)))
 			var existing []boundPod
 			for node, n := range map[string]int{p + "-a": 10, p + "-b": 9, p + "-c": 8, p + "-full": 12} {
 				for range n {
@@ -240,7 +206,7 @@ func TestConsolidationBreaksTiesByResources(t *testing.T) {
 	tests := []struct {
 		name   string
 		prefix string
-		config string
+		config *configv1.KubeSchedulerConfiguration
 		want   string // node suffix
 	}{
 		{name: "consolidation-config.yaml", prefix: "tie", config: consolidationConfig(t), want: "-cpu"},
@@ -251,7 +217,7 @@ func TestConsolidationBreaksTiesByResources(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tc := newTestContext(t)
 			cpuNode, memoryNode := tt.prefix+"-cpu", tt.prefix+"-memory"
-			tc.createNodes(nodeSpec{name: cpuNode}, nodeSpec{name: memoryNode})
+			tc.createNodes(makeNode(cpuNode), makeNode(memoryNode))
 			for i, bp := range []struct {
 				node, cpu, memory string
 			}{

@@ -108,9 +108,9 @@ func (tc *testContext) waitNodeGone(c *handleCapture, name string) {
 // with the same number of pods on every node.
 func TestFailedBindingLeavesCountsTrue(t *testing.T) {
 	tc := newTestContext(t)
-	nodes := tc.createNodes(nodeSpec{name: "fail-a"}, nodeSpec{name: "fail-b"}, nodeSpec{name: "fail-c"})
+	nodes := tc.createNodes(makeNode("fail-a"), makeNode("fail-b"), makeNode("fail-c"))
 	injector := &failOnce{failed: map[string]string{}}
-	config := schedulerConfig(adminKubeconfig, 3, "", failOnceName)
+	config := nodeLessPodsConfig(nil, failOnceName)
 	tc.startScheduler(config, app.WithPlugin(failOnceName, func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) {
 		return injector, nil
 	}))
@@ -153,9 +153,9 @@ func TestFailedBindingLeavesCountsTrue(t *testing.T) {
 // remaining nodes, and the deleted node counts nothing.
 func TestNodeDeletedWhilePodsPending(t *testing.T) {
 	tc := newTestContext(t)
-	nodes := tc.createNodes(nodeSpec{name: "gone-a"}, nodeSpec{name: "gone-b"}, nodeSpec{name: "gone-c"})
+	nodes := tc.createNodes(makeNode("gone-a"), makeNode("gone-b"), makeNode("gone-c"))
 	capture := &handleCapture{}
-	tc.startScheduler(schedulerConfig(adminKubeconfig, 3, ""), capture.option())
+	tc.startScheduler(nodeLessPodsConfig(nil), capture.option())
 	tc.createBoundPods(boundPod{node: "gone-a"}, boundPod{node: "gone-b"}, boundPod{node: "gone-b"})
 
 	var pending []string
@@ -197,8 +197,8 @@ func TestNodeDeletedWhilePodsPending(t *testing.T) {
 // balance.
 func TestSchedulerRestartRebuildsCounts(t *testing.T) {
 	tc := newTestContext(t)
-	nodes := tc.createNodes(nodeSpec{name: "restart-a"}, nodeSpec{name: "restart-b"}, nodeSpec{name: "restart-c"})
-	first := tc.startScheduler(schedulerConfig(adminKubeconfig, 3, ""))
+	nodes := tc.createNodes(makeNode("restart-a"), makeNode("restart-b"), makeNode("restart-c"))
+	first := tc.startScheduler(nodeLessPodsConfig(nil))
 	var names []string
 	for i := range 4 {
 		names = append(names, tc.createPod(tc.makePod(fmt.Sprintf("before-%d", i))).Name)
@@ -206,7 +206,7 @@ func TestSchedulerRestartRebuildsCounts(t *testing.T) {
 	tc.waitScheduled(names...)
 	first.Stop()
 
-	tc.startScheduler(schedulerConfig(adminKubeconfig, 3, ""))
+	tc.startScheduler(nodeLessPodsConfig(nil))
 	names = nil
 	for i := range 5 {
 		names = append(names, tc.createPod(tc.makePod(fmt.Sprintf("after-%d", i))).Name)
@@ -222,8 +222,8 @@ func TestSchedulerRestartRebuildsCounts(t *testing.T) {
 // with the same names: the new pods fill the node that lost them.
 func TestDeletedPodsAreReplaced(t *testing.T) {
 	tc := newTestContext(t)
-	nodes := tc.createNodes(nodeSpec{name: "churn-a"}, nodeSpec{name: "churn-b"}, nodeSpec{name: "churn-c"})
-	tc.startScheduler(schedulerConfig(adminKubeconfig, 3, ""))
+	nodes := tc.createNodes(makeNode("churn-a"), makeNode("churn-b"), makeNode("churn-c"))
+	tc.startScheduler(nodeLessPodsConfig(nil))
 	var names []string
 	for i := range 6 {
 		names = append(names, tc.createPod(tc.makePod(fmt.Sprintf("churn-%d", i))).Name)

@@ -21,9 +21,14 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	componentbaseconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
+	"k8s.io/utils/ptr"
+
+	"github.com/adminsched/scheduler-plugins/internal/testconfig"
 )
 
 // TestLeaderElection runs two instances of the binary with leader election on
@@ -31,14 +36,17 @@ import (
 // over and schedules the pods that wait.
 func TestLeaderElection(t *testing.T) {
 	tc := newTestContext(t)
-	tc.createNodes(nodeSpec{name: "le-a"}, nodeSpec{name: "le-b"})
-	config := strings.Replace(schedulerConfig(adminKubeconfig, 3, ""), "leaderElect: false", fmt.Sprintf(`leaderElect: true
-  resourceName: custom-scheduler
-  resourceNamespace: %s
-  leaseDuration: 4s
-  renewDeadline: 3s
-  retryPeriod: 500ms`, tc.ns), 1)
-	configPath := tc.writeFile("scheduler-config.yaml", config)
+	tc.createNodes(makeNode("le-a"), makeNode("le-b"))
+	config := nodeLessPodsConfig(nil)
+	config.LeaderElection = componentbaseconfigv1alpha1.LeaderElectionConfiguration{
+		LeaderElect:       ptr.To(true),
+		ResourceName:      "custom-scheduler",
+		ResourceNamespace: tc.ns,
+		LeaseDuration:     metav1.Duration{Duration: 4 * time.Second},
+		RenewDeadline:     metav1.Duration{Duration: 3 * time.Second},
+		RetryPeriod:       metav1.Duration{Duration: 500 * time.Millisecond},
+	}
+	configPath := testconfig.Write(t, config)
 
 	var instances []*schedulerProcess
 	for _, name := range []string{"scheduler-1", "scheduler-2"} {

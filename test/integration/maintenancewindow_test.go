@@ -24,20 +24,26 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 )
 
 const maintenanceKey = "scheduling.adminsched.io/maintenance-window"
 
-// maintenanceConfig enables MaintenanceWindow (next to the defaults) with
-// the given weight and args.
-func maintenanceConfig(weight int, args string) string {
-	return pluginConfig(adminKubeconfig, "MaintenanceWindow", weight, args)
+// maintenanceConfig enables MaintenanceWindow (next to the defaults) at
+// weight 1 with its default args.
+func maintenanceConfig() *configv1.KubeSchedulerConfiguration {
+	return schedulerConfig(profile("MaintenanceWindow", 1, nil))
 }
 
 // windowFrom is a maintenance window from now+from to now+to, RFC 3339.
 func windowFrom(from, to time.Duration) string {
 	now := time.Now().UTC()
 	return now.Add(from).Format(time.RFC3339) + "/" + now.Add(to).Format(time.RFC3339)
+}
+
+// withWindow gives the node a maintenance window (as windowFrom formats it).
+func withWindow(window string) nodeOption {
+	return withAnnotation(maintenanceKey, window)
 }
 
 // annotateNode sets (or, with value "", removes) the node's window.
@@ -56,9 +62,8 @@ func (tc *testContext) annotateNode(node, value string) {
 // open window receives none of the new pods.
 func TestMaintenanceWindowOpenNodeGetsNoPods(t *testing.T) {
 	tc := newTestContext(t)
-	tc.createNodes(nodeSpec{name: "mw-open"}, nodeSpec{name: "mw-a"}, nodeSpec{name: "mw-b"})
-	tc.annotateNode("mw-open", windowFrom(-time.Hour, time.Hour))
-	tc.startScheduler(maintenanceConfig(1, ""))
+	tc.createNodes(makeNode("mw-open", withWindow(windowFrom(-time.Hour, time.Hour))), makeNode("mw-a"), makeNode("mw-b"))
+	tc.startScheduler(maintenanceConfig())
 	var names []string
 	for i := range 9 {
 		names = append(names, tc.createPod(tc.makePod(fmt.Sprintf("p-%d", i))).Name)
@@ -75,11 +80,10 @@ func TestMaintenanceWindowOpenNodeGetsNoPods(t *testing.T) {
 // the most.
 func TestMaintenanceWindowSoonestGetsFewest(t *testing.T) {
 	tc := newTestContext(t)
-	nodes := tc.createNodes(nodeSpec{name: "mw-soon"}, nodeSpec{name: "mw-later"}, nodeSpec{name: "mw-free"})
-	tc.annotateNode("mw-soon", windowFrom(time.Hour, 2*time.Hour))
-	tc.annotateNode("mw-later", windowFrom(20*time.Hour, 21*time.Hour))
+	nodes := tc.createNodes(makeNode("mw-soon", withWindow(windowFrom(time.Hour, 2*time.Hour))),
+		makeNode("mw-later", withWindow(windowFrom(20*time.Hour, 21*time.Hour))), makeNode("mw-free"))
 	// Weight 1: the resource scores spread the pods, the windows skew them.
-	tc.startScheduler(maintenanceConfig(1, ""))
+	tc.startScheduler(maintenanceConfig())
 	var names []string
 	for i := range 30 {
 		names = append(names, tc.createPod(tc.makePod(fmt.Sprintf("p-%d", i))).Name)
@@ -97,9 +101,8 @@ func TestMaintenanceWindowSoonestGetsFewest(t *testing.T) {
 // is removed, without waiting for the unschedulable timeout.
 func TestMaintenanceWindowRemovedLetsPodSchedule(t *testing.T) {
 	tc := newTestContext(t)
-	tc.createNodes(nodeSpec{name: "mw-only"})
-	tc.annotateNode("mw-only", windowFrom(-time.Hour, 2*time.Hour))
-	tc.startScheduler(maintenanceConfig(1, ""))
+	tc.createNodes(makeNode("mw-only", withWindow(windowFrom(-time.Hour, 2*time.Hour))))
+	tc.startScheduler(maintenanceConfig())
 	tc.createPod(tc.makePod("waiting"))
 	msg := tc.failedSchedulingMessage("waiting")
 	if !strings.Contains(msg, "node is in a maintenance window until") {
@@ -119,11 +122,10 @@ func TestMaintenanceWindowRemovedLetsPodSchedule(t *testing.T) {
 // for the scheduler's unschedulable timeout (5 minutes, checked every 30 s).
 func TestMaintenanceWindowEndRetriesPod(t *testing.T) {
 	tc := newTestContext(t)
-	tc.createNodes(nodeSpec{name: "mw-ending"})
 	// RFC 3339 has whole seconds: the window ends 3 to 4 s from now.
 	end := time.Now().UTC().Add(4 * time.Second).Truncate(time.Second)
-	tc.annotateNode("mw-ending", time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)+"/"+end.Format(time.RFC3339))
-	tc.startScheduler(maintenanceConfig(1, ""))
+	tc.createNodes(makeNode("mw-ending", withWindow(time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)+"/"+end.Format(time.RFC3339))))
+	tc.startScheduler(maintenanceConfig())
 	tc.createPod(tc.makePod("waiting"))
 	if msg := tc.failedSchedulingMessage("waiting"); !strings.Contains(msg, "maintenance window until "+end.Format(time.RFC3339)) {
 		t.Fatalf("FailedScheduling message %q does not name the window's end", msg)

@@ -46,12 +46,16 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	basecompatibility "k8s.io/component-base/compatibility"
+	componentbaseconfigv1alpha1 "k8s.io/component-base/config/v1alpha1"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 	"k8s.io/kubernetes/plugin/pkg/auth/authorizer/rbac/bootstrappolicy"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/adminsched/scheduler-plugins/internal/testconfig"
 )
 
 // kustomize renders a kustomization with kustomize's Go API, as
@@ -136,7 +140,7 @@ type installation struct {
 	namespace string
 	// config is the ConfigMap's scheduler config, with a clientConnection
 	// that authenticates with the ServiceAccount's token.
-	config string
+	config *configv1.KubeSchedulerConfiguration
 	// kubeconfig is a kubeconfig file with the ServiceAccount's token.
 	kubeconfig string
 	// container is the scheduler container of the Deployment.
@@ -164,10 +168,10 @@ func (tc *testContext) installObjects(source string, objs []*unstructured.Unstru
 	// In a pod the client comes from the in-cluster config; here from the
 	// ServiceAccount's token. --kubeconfig is ignored next to --config.
 	in.kubeconfig = tc.serviceAccountKubeconfig(in.namespace, in.serviceAccount)
-	in.config += fmt.Sprintf("clientConnection:\n  kubeconfig: %q\n", in.kubeconfig)
-	if strings.Count(in.config, "clientConnection:") != 1 {
-		tc.t.Fatalf("the ConfigMap's config sets clientConnection itself; adapt the test:\n%s", in.config)
+	if in.config.ClientConnection != (componentbaseconfigv1alpha1.ClientConnectionConfiguration{}) {
+		tc.t.Fatalf("the ConfigMap's config sets clientConnection itself (%+v); adapt the test", in.config.ClientConnection)
 	}
+	in.config.ClientConnection.Kubeconfig = in.kubeconfig
 	return in
 }
 
@@ -183,7 +187,14 @@ func (in *installation) readObjects(t testing.TB, source string) {
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &cm); err != nil {
 				t.Fatal(err)
 			}
-			in.config, in.namespace = cm.Data["scheduler-config.yaml"], cm.Namespace
+			in.namespace = cm.Namespace
+			if data := cm.Data["scheduler-config.yaml"]; data != "" {
+				cfg, err := testconfig.Unmarshal([]byte(data))
+				if err != nil {
+					t.Fatalf("%s: the ConfigMap's scheduler-config.yaml: %v", source, err)
+				}
+				in.config = cfg
+			}
 		case "Deployment":
 			var d appsv1.Deployment
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &d); err != nil {
@@ -197,7 +208,7 @@ func (in *installation) readObjects(t testing.TB, source string) {
 			}
 		}
 	}
-	if in.config == "" {
+	if in.config == nil {
 		t.Fatalf("%s has no ConfigMap with scheduler-config.yaml", source)
 	}
 	if !found {
@@ -213,14 +224,14 @@ func (in *installation) readObjects(t testing.TB, source string) {
 // that holds config (in.config unless a test changes it), and the secure port moved from 0.0.0.0:10259 to a free
 // local port, which it returns. Nothing else is added: no --cert-dir, no
 // --kubeconfig.
-func (tc *testContext) schedulerArgs(in *installation, config string) ([]string, int) {
+func (tc *testContext) schedulerArgs(in *installation, config *configv1.KubeSchedulerConfiguration) ([]string, int) {
 	tc.t.Helper()
 	c := in.container
 	if len(c.Command) == 0 {
 		tc.t.Fatal("the Deployment's kube-scheduler container has no command")
 	}
 	args := append(append([]string{}, c.Command[1:]...), c.Args...)
-	configPath := tc.writeFile("config.yaml", config)
+	configPath := testconfig.Write(tc.t, config)
 	replaced := 0
 	for i, a := range args {
 		if path, ok := strings.CutPrefix(a, "--config="); ok {
@@ -294,7 +305,7 @@ func (tc *testContext) scheduleExamples(nodes []string) {
 func TestInstallManifests(t *testing.T) {
 	tc := newTestContext(t)
 	in := tc.install()
-	nodes := tc.createNodes(nodeSpec{name: "install-a"}, nodeSpec{name: "install-b"}, nodeSpec{name: "install-c"})
+	nodes := tc.createNodes(makeNode("install-a"), makeNode("install-b"), makeNode("install-c"))
 	args, port := tc.schedulerArgs(in, in.config)
 	proc := tc.runBinary("installed-scheduler", args...)
 	tc.waitForLeader([]*schedulerProcess{proc})
@@ -529,10 +540,11 @@ func TestInstallRBAC(t *testing.T) {
 
 	// The binary, with a config that leaves leaderElection's lease to its
 	// defaults (kube-system/kube-scheduler): refused, it never leads.
-	config := leaseName.ReplaceAllString(in.config, "")
-	if strings.Contains(config, "resourceName:") || strings.Contains(config, "resourceNamespace:") {
-		t.Fatalf("could not drop the lease's name from the config:\n%s", config)
+	if le := in.config.LeaderElection; le.ResourceName == "" || le.ResourceNamespace == "" {
+		t.Fatalf("the config names no lease of its own (%s/%s): adapt the test", le.ResourceNamespace, le.ResourceName)
 	}
+	config := in.config.DeepCopy()
+	config.LeaderElection.ResourceName, config.LeaderElection.ResourceNamespace = "", ""
 	args, _ := tc.schedulerArgs(in, config)
 	proc := tc.runBinary("default-lease-scheduler", args...)
 	err = wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(context.Context) (bool, error) {
@@ -560,9 +572,6 @@ func TestInstallRBAC(t *testing.T) {
 }
 
 var (
-	// leaseName matches the lines of a config that name the
-	// leader-election lease.
-	leaseName = regexp.MustCompile(`(?m)^\s*resource(Name|Namespace):.*\n`)
 	// defaultLeaseRefused matches client-go's log line for a refused
 	// lease: "Error retrieving lease lock" err="... is forbidden ..."
 	// lock="kube-system/kube-scheduler".

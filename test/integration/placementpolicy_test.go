@@ -26,6 +26,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	configv1 "k8s.io/kube-scheduler/config/v1"
+	"k8s.io/utils/ptr"
+
+	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
 )
 
 const (
@@ -34,20 +38,30 @@ const (
 )
 
 // placementConfig returns a config whose profile enables PlacementPolicy
-// (next to the defaults) with the given weight and rules (YAML list items,
-// unindented).
-func placementConfig(weight int, rules string) string {
-	return pluginConfig(adminKubeconfig, "PlacementPolicy", weight, "rules:\n"+rules)
+// (next to the defaults) with the given weight and rules.
+func placementConfig(weight int32, rules ...v1config.PlacementRule) *configv1.KubeSchedulerConfiguration {
+	return schedulerConfig(profile("PlacementPolicy", weight, &v1config.PlacementPolicyArgs{Rules: rules}))
+}
+
+// nodesWhere selects the nodes whose label key has one of values (operator
+// In or NotIn).
+func nodesWhere(key string, op metav1.LabelSelectorOperator, values ...string) *metav1.LabelSelector {
+	return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: key, Operator: op, Values: values}}}
+}
+
+// labelled selects what carries the label key=value.
+func labelled(key, value string) *metav1.LabelSelector {
+	return &metav1.LabelSelector{MatchLabels: map[string]string{key: value}}
 }
 
 // euResidency is a Require rule for the test's namespace.
-func (tc *testContext) euResidency() string {
-	return fmt.Sprintf(`- name: eu-data-residency
-  namespaces: [%s]
-  nodeSelector:
-    matchExpressions:
-    - {key: %s, operator: In, values: [eu-west-1, eu-central-1]}
-  action: Require`, tc.ns, regionLabel)
+func (tc *testContext) euResidency() v1config.PlacementRule {
+	return v1config.PlacementRule{
+		Name:         "eu-data-residency",
+		Namespaces:   []string{tc.ns},
+		NodeSelector: nodesWhere(regionLabel, metav1.LabelSelectorOpIn, "eu-west-1", "eu-central-1"),
+		Action:       v1config.PlacementRequire,
+	}
 }
 
 // failedSchedulingMessage waits for the pod's FailedScheduling event and
@@ -81,16 +95,17 @@ func TestPlacementPolicyDataResidency(t *testing.T) {
 	tc := newTestContext(t)
 	eu := []string{"pp-eu-1", "pp-eu-2"}
 	tc.createNodes(
-		nodeSpec{name: eu[0], labels: map[string]string{regionLabel: "eu-west-1"}},
-		nodeSpec{name: eu[1], labels: map[string]string{regionLabel: "eu-central-1", "example.com/licensed": "oracle"}},
-		nodeSpec{name: "pp-us-1", labels: map[string]string{regionLabel: "us-east-1", "example.com/licensed": "oracle"}},
-		nodeSpec{name: "pp-us-2", labels: map[string]string{regionLabel: "us-east-1"}},
+		makeNode(eu[0], withLabels(map[string]string{regionLabel: "eu-west-1"})),
+		makeNode(eu[1], withLabels(map[string]string{regionLabel: "eu-central-1", "example.com/licensed": "oracle"})),
+		makeNode("pp-us-1", withLabels(map[string]string{regionLabel: "us-east-1", "example.com/licensed": "oracle"})),
+		makeNode("pp-us-2", withLabels(map[string]string{regionLabel: "us-east-1"})),
 	)
-	tc.startScheduler(placementConfig(1, tc.euResidency()+`
-- name: licensed-oracle
-  podSelector: {matchLabels: {license: oracle}}
-  nodeSelector: {matchLabels: {example.com/licensed: oracle}}
-  action: Require`))
+	tc.startScheduler(placementConfig(1, tc.euResidency(), v1config.PlacementRule{
+		Name:         "licensed-oracle",
+		PodSelector:  labelled("license", "oracle"),
+		NodeSelector: labelled("example.com/licensed", "oracle"),
+		Action:       v1config.PlacementRequire,
+	}))
 
 	var resident, licensed []string
 	for i := range 8 {
@@ -129,8 +144,8 @@ func TestPlacementPolicyDataResidency(t *testing.T) {
 func TestPlacementPolicyPendingUntilRelabelled(t *testing.T) {
 	tc := newTestContext(t)
 	tc.createNodes(
-		nodeSpec{name: "pp-pending-us-1", labels: map[string]string{regionLabel: "us-east-1"}},
-		nodeSpec{name: "pp-pending-us-2", labels: map[string]string{regionLabel: "us-west-2"}},
+		makeNode("pp-pending-us-1", withLabels(map[string]string{regionLabel: "us-east-1"})),
+		makeNode("pp-pending-us-2", withLabels(map[string]string{regionLabel: "us-west-2"})),
 	)
 	tc.startScheduler(placementConfig(1, tc.euResidency()))
 	tc.createPod(tc.makePod("resident"))
@@ -169,7 +184,7 @@ func TestPlacementPolicyPendingUntilRelabelled(t *testing.T) {
 // loses the label, and that update requeues the pod.
 func TestPlacementPolicyNamespaceRelabelled(t *testing.T) {
 	tc := newTestContext(t)
-	tc.createNodes(nodeSpec{name: "pp-ns-us-1", labels: map[string]string{regionLabel: "us-east-1"}})
+	tc.createNodes(makeNode("pp-ns-us-1", withLabels(map[string]string{regionLabel: "us-east-1"})))
 	label := func(value string) {
 		t.Helper()
 		body := `{"metadata":{"labels":{"data-residency":null}}}`
@@ -181,12 +196,12 @@ func TestPlacementPolicyNamespaceRelabelled(t *testing.T) {
 		}
 	}
 	label("eu")
-	tc.startScheduler(placementConfig(1, fmt.Sprintf(`- name: eu-by-namespace-label
-  namespaceSelector: {matchLabels: {data-residency: eu}}
-  nodeSelector:
-    matchExpressions:
-    - {key: %s, operator: In, values: [eu-west-1]}
-  action: Require`, regionLabel)))
+	tc.startScheduler(placementConfig(1, v1config.PlacementRule{
+		Name:              "eu-by-namespace-label",
+		NamespaceSelector: labelled("data-residency", "eu"),
+		NodeSelector:      nodesWhere(regionLabel, metav1.LabelSelectorOpIn, "eu-west-1"),
+		Action:            v1config.PlacementRequire,
+	}))
 	tc.createPod(tc.makePod("resident"))
 	if msg := tc.failedSchedulingMessage("resident"); !strings.Contains(msg, `didn't match placement rule "eu-by-namespace-label"`) {
 		t.Fatalf("FailedScheduling message %q does not name the rule", msg)
@@ -203,22 +218,23 @@ func TestPlacementPolicyPreferSpot(t *testing.T) {
 	tc := newTestContext(t)
 	spot := map[string]bool{"pp-spot-1": true, "pp-spot-2": true}
 	tc.createNodes(
-		nodeSpec{name: "pp-spot-1", labels: map[string]string{capacityLabel: "spot"}},
-		nodeSpec{name: "pp-spot-2", labels: map[string]string{capacityLabel: "spot"}},
-		nodeSpec{name: "pp-od-1", labels: map[string]string{capacityLabel: "on-demand"}},
-		nodeSpec{name: "pp-od-2", labels: map[string]string{capacityLabel: "on-demand"}},
+		makeNode("pp-spot-1", withLabels(map[string]string{capacityLabel: "spot"})),
+		makeNode("pp-spot-2", withLabels(map[string]string{capacityLabel: "spot"})),
+		makeNode("pp-od-1", withLabels(map[string]string{capacityLabel: "on-demand"})),
+		makeNode("pp-od-2", withLabels(map[string]string{capacityLabel: "on-demand"})),
 	)
-	tc.startScheduler(placementConfig(5, fmt.Sprintf(`- name: batch-prefers-spot
-  podSelector: {matchLabels: {workload: batch}}
-  nodeSelector: {matchLabels: {%[1]s: spot}}
-  action: Prefer
-  weight: 100
-- name: critical-never-on-spot
-  podSelector: {matchLabels: {criticality: critical}}
-  nodeSelector:
-    matchExpressions:
-    - {key: %[1]s, operator: NotIn, values: [spot]}
-  action: Require`, capacityLabel)))
+	tc.startScheduler(placementConfig(5, v1config.PlacementRule{
+		Name:         "batch-prefers-spot",
+		PodSelector:  labelled("workload", "batch"),
+		NodeSelector: labelled(capacityLabel, "spot"),
+		Action:       v1config.PlacementPrefer,
+		Weight:       ptr.To[int32](100),
+	}, v1config.PlacementRule{
+		Name:         "critical-never-on-spot",
+		PodSelector:  labelled("criticality", "critical"),
+		NodeSelector: nodesWhere(capacityLabel, metav1.LabelSelectorOpNotIn, "spot"),
+		Action:       v1config.PlacementRequire,
+	}))
 	var batch, critical []string
 	for i := range 6 {
 		p := tc.makePod(fmt.Sprintf("batch-%d", i))

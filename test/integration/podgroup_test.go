@@ -36,6 +36,11 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	configv1 "k8s.io/kube-scheduler/config/v1"
+	"k8s.io/utils/ptr"
+
+	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
+	"github.com/adminsched/scheduler-plugins/internal/testconfig"
 )
 
 // existingPods returns the bound pods that put n pods on each node.
@@ -88,15 +93,15 @@ func TestPodGroupNodeLessPods(t *testing.T) {
 			tc := newTestContext(t)
 			p := fmt.Sprintf("pgn%d", i)
 			node := func(suffix string) string { return p + "-" + suffix }
-			nodes := tc.createNodes(hostnameNode(node("a"), 0), hostnameNode(node("b"), 0),
-				hostnameNode(node("c"), 0), hostnameNode(node("d"), 0))
+			nodes := tc.createNodes(makeNode(node("a"), withHostnameLabel()), makeNode(node("b"), withHostnameLabel()),
+				makeNode(node("c"), withHostnameLabel()), makeNode(node("d"), withHostnameLabel()))
 			existing := map[string]int{}
 			for s, n := range tt.existing {
 				existing[node(s)] = n
 			}
 			tc.createBoundPods(existingPods(existing)...)
 
-			config, name := schedulerConfig(adminKubeconfig, 3, "mode: LeastPods"), schedulerName
+			config, name := nodeLessPodsConfig(&v1config.NodeLessPodsArgs{Mode: v1config.NodeLessPodsLeastPods}), schedulerName
 			if tt.mostPods {
 				config, name = consolidationConfig(t), consolidatingScheduler
 			}
@@ -132,10 +137,10 @@ func TestPodGroupPlacementPolicy(t *testing.T) {
 	tc := newTestContext(t)
 	eu := []string{"pgp-eu-1", "pgp-eu-2"}
 	nodes := tc.createNodes(
-		nodeSpec{name: eu[0], labels: map[string]string{regionLabel: "eu-west-1"}},
-		nodeSpec{name: eu[1], labels: map[string]string{regionLabel: "eu-central-1"}},
-		nodeSpec{name: "pgp-us-1", labels: map[string]string{regionLabel: "us-east-1"}},
-		nodeSpec{name: "pgp-us-2", labels: map[string]string{regionLabel: "us-east-1"}},
+		makeNode(eu[0], withLabels(map[string]string{regionLabel: "eu-west-1"})),
+		makeNode(eu[1], withLabels(map[string]string{regionLabel: "eu-central-1"})),
+		makeNode("pgp-us-1", withLabels(map[string]string{regionLabel: "us-east-1"})),
+		makeNode("pgp-us-2", withLabels(map[string]string{regionLabel: "us-east-1"})),
 	)
 	tc.createBoundPods(existingPods(map[string]int{eu[0]: 2, eu[1]: 2})...)
 	requireGangScheduling(t, tc.startScheduler(placementConfig(1, tc.euResidency())))
@@ -156,10 +161,9 @@ func TestPodGroupPlacementPolicy(t *testing.T) {
 func TestPodGroupMaintenanceWindow(t *testing.T) {
 	enablePodGroupScheduling(t)
 	tc := newTestContext(t)
-	nodes := tc.createNodes(nodeSpec{name: "pgm-open"}, nodeSpec{name: "pgm-a"}, nodeSpec{name: "pgm-b"})
-	tc.annotateNode("pgm-open", windowFrom(-time.Hour, time.Hour))
+	nodes := tc.createNodes(makeNode("pgm-open", withWindow(windowFrom(-time.Hour, time.Hour))), makeNode("pgm-a"), makeNode("pgm-b"))
 	tc.createBoundPods(existingPods(map[string]int{"pgm-a": 2, "pgm-b": 2})...)
-	requireGangScheduling(t, tc.startScheduler(maintenanceConfig(1, "")))
+	requireGangScheduling(t, tc.startScheduler(maintenanceConfig()))
 	for _, size := range []int{3, 5} {
 		name := fmt.Sprintf("gang-%d", size)
 		pods := tc.createGang(gang{name: name, size: size})
@@ -191,10 +195,10 @@ func TestPodGroupRevertedGangLeavesCountsAlone(t *testing.T) {
 	enablePodGroupScheduling(t)
 	tc := newTestContext(t)
 	const p = "pgr"
-	nodes := tc.createNodes(nodeSpec{name: p + "-a"}, nodeSpec{name: p + "-b"},
-		nodeSpec{name: p + "-c", labels: map[string]string{"pool": "big"}})
+	nodes := tc.createNodes(makeNode(p+"-a"), makeNode(p+"-b"),
+		makeNode(p+"-c", withLabels(map[string]string{"pool": "big"})))
 	tc.createBoundPods(existingPods(map[string]int{p + "-a": 1, p + "-b": 1})...)
-	requireGangScheduling(t, tc.startScheduler(schedulerConfig(adminKubeconfig, 3, "mode: LeastPods")))
+	requireGangScheduling(t, tc.startScheduler(nodeLessPodsConfig(&v1config.NodeLessPodsArgs{Mode: v1config.NodeLessPodsLeastPods})))
 
 	tooBig := tc.createGang(gang{name: "too-big", size: 4, mutate: bigCPU})
 	msg := tc.waitGangUnschedulable("too-big", tooBig)
@@ -231,8 +235,8 @@ func TestPodGroupPreemption(t *testing.T) {
 	tc := newTestContext(t)
 	const p = "pgx"
 	gangPool := map[string]string{"pool": "gang"}
-	nodes := tc.createNodes(nodeSpec{name: p + "-a", labels: gangPool}, nodeSpec{name: p + "-b", labels: gangPool},
-		nodeSpec{name: p + "-c"})
+	nodes := tc.createNodes(makeNode(p+"-a", withLabels(gangPool)), makeNode(p+"-b", withLabels(gangPool)),
+		makeNode(p+"-c"))
 	victims := []string{"victim-a", "victim-b"}
 	for i, name := range victims {
 		victim := tc.makePod(name)
@@ -242,7 +246,7 @@ func TestPodGroupPreemption(t *testing.T) {
 		tc.createPod(victim)
 	}
 	tc.createBoundPods(existingPods(map[string]int{p + "-c": 2})...)
-	requireGangScheduling(t, tc.startScheduler(schedulerConfig(adminKubeconfig, 3, "mode: LeastPods")))
+	requireGangScheduling(t, tc.startScheduler(nodeLessPodsConfig(&v1config.NodeLessPodsArgs{Mode: v1config.NodeLessPodsLeastPods})))
 
 	pods := tc.createGang(gang{name: "urgent", size: 2, priority: 1000, mutate: func(p *v1.Pod) {
 		p.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = resource.MustParse("5")
@@ -276,7 +280,7 @@ func TestPodGroupPreemption(t *testing.T) {
 // without the plugin's retry; TestPodGroupMaintenanceWindowEndBeatsBackoff
 // checks the retry itself.
 func TestPodGroupMaintenanceWindowEndRetriesGang(t *testing.T) {
-	runWindowEndGang(t, "pgw", maintenanceConfig(1, ""), 60*time.Second)
+	runWindowEndGang(t, "pgw", maintenanceConfig(), 60*time.Second)
 }
 
 // TestPodGroupMaintenanceWindowEndBeatsBackoff is
@@ -286,8 +290,8 @@ func TestPodGroupMaintenanceWindowEndRetriesGang(t *testing.T) {
 // within a few seconds of it. In a pod-group cycle the per-pod PostFilter
 // does not run, so the retry cannot be armed there.
 func TestPodGroupMaintenanceWindowEndBeatsBackoff(t *testing.T) {
-	config := strings.Replace(maintenanceConfig(1, ""), "kind: KubeSchedulerConfiguration\n",
-		"kind: KubeSchedulerConfiguration\npodInitialBackoffSeconds: 30\npodMaxBackoffSeconds: 30\n", 1)
+	config := maintenanceConfig()
+	config.PodInitialBackoffSeconds, config.PodMaxBackoffSeconds = ptr.To[int64](30), ptr.To[int64](30)
 	runWindowEndGang(t, "pgwb", config, 10*time.Second)
 }
 
@@ -295,15 +299,13 @@ func TestPodGroupMaintenanceWindowEndBeatsBackoff(t *testing.T) {
 // few seconds from now, starts a scheduler from config, creates a gang of 3,
 // checks that the window rejects it, and that it is bound at most allowed
 // after the window's end.
-func runWindowEndGang(t *testing.T, p, config string, allowed time.Duration) {
+func runWindowEndGang(t *testing.T, p string, config *configv1.KubeSchedulerConfiguration, allowed time.Duration) {
 	enablePodGroupScheduling(t)
 	tc := newTestContext(t)
-	nodes := tc.createNodes(nodeSpec{name: p + "-1"}, nodeSpec{name: p + "-2"})
 	// RFC 3339 has whole seconds: the window ends 5 to 6 s from now.
 	end := time.Now().UTC().Add(6 * time.Second).Truncate(time.Second)
-	for _, n := range nodes {
-		tc.annotateNode(n, time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)+"/"+end.Format(time.RFC3339))
-	}
+	window := withWindow(time.Now().UTC().Add(-time.Hour).Format(time.RFC3339) + "/" + end.Format(time.RFC3339))
+	tc.createNodes(makeNode(p+"-1", window), makeNode(p+"-2", window))
 	sched := tc.startScheduler(config)
 	requireGangScheduling(t, sched)
 	cc := sched.Config.ComponentConfig
@@ -339,26 +341,14 @@ func runWindowEndGang(t *testing.T, p, config string, allowed time.Duration) {
 //     counted, one member anywhere and one nowhere) runs one before
 //     "reverted" and is deleted.
 func TestPodGroupSwap(t *testing.T) {
-	nodeLessPods := func(plugins string) string {
-		return fmt.Sprintf(`apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: %q
-leaderElection:
-  leaderElect: false
-profiles:
-  - schedulerName: %s
-    plugins:
-      %s:
-        enabled:
-          - name: NodeLessPods
-            weight: 3
-    pluginConfig:
-      - name: NodeLessPods
-        args:
-          mode: LeastPods
-          podSelector: {matchLabels: {counted: "yes"}}
-`, adminKubeconfig, schedulerName, plugins)
+	// NodeLessPods enabled as plugins says, counting the pods labelled counted=yes.
+	nodeLessPods := func(plugins configv1.Plugins) *configv1.KubeSchedulerConfiguration {
+		p := profile("NodeLessPods", 3, &v1config.NodeLessPodsArgs{
+			Mode:        v1config.NodeLessPodsLeastPods,
+			PodSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"counted": "yes"}},
+		})
+		p.Plugins = &plugins
+		return schedulerConfig(p)
 	}
 	pinned := func(pool string) func(*v1.Pod) {
 		return func(p *v1.Pod) { p.Spec.NodeSelector = map[string]string{"pool": pool} }
@@ -366,18 +356,18 @@ profiles:
 	tests := []struct {
 		name   string
 		prefix string
-		config string
+		config *configv1.KubeSchedulerConfiguration
 		dryRun bool
 	}{
-		{name: "score only", prefix: "pgs", config: nodeLessPods("score")},
-		{name: "after a preemption dry run", prefix: "pgd", config: nodeLessPods("multiPoint"), dryRun: true},
+		{name: "score only", prefix: "pgs", config: nodeLessPods(configv1.Plugins{Score: testconfig.Plugins(3, "NodeLessPods")})},
+		{name: "after a preemption dry run", prefix: "pgd", config: nodeLessPods(configv1.Plugins{MultiPoint: testconfig.Plugins(3, "NodeLessPods")}), dryRun: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			enablePodGroupScheduling(t)
 			tc := newTestContext(t)
 			p := tt.prefix
-			nodes := tc.createNodes(nodeSpec{name: p + "-n", labels: map[string]string{"pool": "n"}}, nodeSpec{name: p + "-m"})
+			nodes := tc.createNodes(makeNode(p+"-n", withLabels(map[string]string{"pool": "n"})), makeNode(p+"-m"))
 			counted := map[string]string{"counted": "yes"}
 			heavy := tc.makePod("existing-heavy")
 			heavy.Labels = counted

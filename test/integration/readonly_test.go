@@ -232,7 +232,7 @@ func TestInstallReadOnlyRootFilesystem(t *testing.T) {
 		}
 	}
 
-	nodes := tc.createNodes(nodeSpec{name: "read-only-a"}, nodeSpec{name: "read-only-b"}, nodeSpec{name: "read-only-c"})
+	nodes := tc.createNodes(makeNode("read-only-a"), makeNode("read-only-b"), makeNode("read-only-c"))
 	args, port := tc.schedulerArgs(in, in.config)
 	proc := tc.runReadOnly("read-only-scheduler", args...)
 	tc.waitForLeader([]*schedulerProcess{proc})

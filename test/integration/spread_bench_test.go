@@ -18,9 +18,15 @@ package integration
 
 import (
 	"fmt"
-	"os"
-	"strings"
 	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	configv1 "k8s.io/kube-scheduler/config/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
+	"github.com/adminsched/scheduler-plugins/internal/testconfig"
 )
 
 // BenchmarkPlacementSpread measures placement quality next to the speed
@@ -42,24 +48,16 @@ func BenchmarkPlacementSpread(b *testing.B) {
 	}
 	for _, p := range profiles {
 		b.Run(p.name, func(b *testing.B) {
-			raw, err := os.ReadFile("scheduler_perf/" + p.file)
-			if err != nil {
-				b.Fatal(err)
-			}
 			var total int
 			for i := 0; b.Loop(); i++ {
 				tc := newTestContext(b)
 				// The scheduler_perf profiles serve default-scheduler and count
 				// (profile c) pods of namespace service-ns; here they serve our
 				// scheduler name, from the test's kubeconfig, in the test's namespace.
-				config := strings.NewReplacer(
-					"schedulerName: default-scheduler", "schedulerName: "+schedulerName,
-					"namespaces: [service-ns]", "namespaces: ["+tc.ns+"]",
-				).Replace(string(raw)) +
-					fmt.Sprintf("clientConnection:\n  kubeconfig: %q\nleaderElection:\n  leaderElect: false\n", adminKubeconfig)
-				var specs []nodeSpec
+				config := perfConfig(b, "scheduler_perf/"+p.file, tc.ns)
+				var specs []*v1.Node
 				for n := range nodes {
-					specs = append(specs, nodeSpec{name: fmt.Sprintf("spread-%d-%d", i, n)})
+					specs = append(specs, makeNode(fmt.Sprintf("spread-%d-%d", i, n)))
 				}
 				names := tc.createNodes(specs...)
 				sched := tc.startScheduler(config)
@@ -73,4 +71,29 @@ func BenchmarkPlacementSpread(b *testing.B) {
 			b.ReportMetric(float64(total)/float64(b.N), "spread-pods")
 		})
 	}
+}
+
+// perfConfig reads a scheduler_perf profile for our scheduler name, with the
+// namespaces NodeLessPods counts (service-ns there) replaced by ns.
+func perfConfig(b *testing.B, path, ns string) *configv1.KubeSchedulerConfiguration {
+	b.Helper()
+	cfg := shippedConfig(b, path)
+	for i := range cfg.Profiles {
+		p := &cfg.Profiles[i]
+		p.SchedulerName = ptr.To(schedulerName)
+		for j, c := range p.PluginConfig {
+			if c.Name != "NodeLessPods" {
+				continue
+			}
+			var args v1config.NodeLessPodsArgs
+			if err := yaml.UnmarshalStrict(c.Args.Raw, &args); err != nil {
+				b.Fatalf("%s: NodeLessPods args: %v", path, err)
+			}
+			if len(args.Namespaces) > 0 {
+				args.Namespaces = []string{ns}
+			}
+			p.PluginConfig[j] = testconfig.Args(c.Name, &args)
+		}
+	}
+	return cfg
 }

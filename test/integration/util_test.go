@@ -18,7 +18,6 @@ package integration
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -34,15 +33,19 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	"k8s.io/utils/ptr"
 
+	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
 	"github.com/adminsched/scheduler-plugins/internal/localscheduler"
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
+	"github.com/adminsched/scheduler-plugins/internal/testconfig"
 )
 
 const (
@@ -135,48 +138,85 @@ func (tc *testContext) cleanup() {
 	}
 }
 
-// nodeSpec describes a test node; every node has room for plenty of pods
-// unless pods says otherwise.
-type nodeSpec struct {
-	name   string
-	pods   int
-	labels map[string]string
-}
+// nodeOption sets one property of a node makeNode builds.
+type nodeOption func(*v1.Node)
 
-// createNodes creates nodes, made Ready by KWOK, with 8 CPUs, 32Gi of memory and the given
-// pod capacity (110 when unset). Node names get the test's suffix so tests
-// never share a node.
-func (tc *testContext) createNodes(specs ...nodeSpec) []string {
-	tc.t.Helper()
-	var names []string
-	for _, s := range specs {
-		pods := s.pods
-		if pods == 0 {
-			pods = 110
-		}
-		res := v1.ResourceList{
+// makeNode returns a Ready node with 8 CPUs, 32Gi of memory and room for
+// 110 pods, changed by opts, for createNodes.
+func makeNode(name string, opts ...nodeOption) *v1.Node {
+	resources := func() v1.ResourceList {
+		return v1.ResourceList{
 			v1.ResourceCPU:    resource.MustParse("8"),
 			v1.ResourceMemory: resource.MustParse("32Gi"),
-			v1.ResourcePods:   *resource.NewQuantity(int64(pods), resource.DecimalSI),
+			v1.ResourcePods:   resource.MustParse("110"),
 		}
-		node := &v1.Node{
-			ObjectMeta: metav1.ObjectMeta{Name: s.name, Labels: s.labels},
-			Status: v1.NodeStatus{
-				Capacity:    res,
-				Allocatable: res,
-				Conditions:  []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
-			},
+	}
+	node := &v1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Status: v1.NodeStatus{
+			Capacity:    resources(),
+			Allocatable: resources(),
+			Conditions:  []v1.NodeCondition{{Type: v1.NodeReady, Status: v1.ConditionTrue}},
+		},
+	}
+	for _, opt := range opts {
+		opt(node)
+	}
+	return node
+}
+
+// withLabels adds labels to the node's.
+func withLabels(labels map[string]string) nodeOption {
+	return func(n *v1.Node) {
+		if n.Labels == nil {
+			n.Labels = map[string]string{}
 		}
+		maps.Copy(n.Labels, labels)
+	}
+}
+
+// withHostnameLabel labels the node with its hostname, as kubelets label
+// theirs: PodTopologySpread's system default constraint on
+// kubernetes.io/hostname only scores nodes that carry the label.
+func withHostnameLabel() nodeOption {
+	return func(n *v1.Node) { withLabels(map[string]string{v1.LabelHostname: n.Name})(n) }
+}
+
+// withAnnotation sets one annotation of the node.
+func withAnnotation(key, value string) nodeOption {
+	return func(n *v1.Node) {
+		if n.Annotations == nil {
+			n.Annotations = map[string]string{}
+		}
+		n.Annotations[key] = value
+	}
+}
+
+// withPods sets the node's capacity and allocatable pods.
+func withPods(pods int) nodeOption {
+	return func(n *v1.Node) {
+		q := *resource.NewQuantity(int64(pods), resource.DecimalSI)
+		n.Status.Capacity[v1.ResourcePods], n.Status.Allocatable[v1.ResourcePods] = q, q
+	}
+}
+
+// createNodes creates nodes, which KWOK keeps Ready, and returns their
+// names. Node names carry a prefix of the test's so that tests never share
+// a node.
+func (tc *testContext) createNodes(nodes ...*v1.Node) []string {
+	tc.t.Helper()
+	var names []string
+	for _, node := range nodes {
 		// Created with its status (nodes may be): a status set by a second
 		// update could come after KWOK's first one, which takes capacity
 		// and allocatable from the node as it sees them.
 		if _, err := adminClient.CoreV1().Nodes().Create(tc.ctx, node, metav1.CreateOptions{}); err != nil {
-			tc.t.Fatalf("creating node %s: %v", s.name, err)
+			tc.t.Fatalf("creating node %s: %v", node.Name, err)
 		}
 		tc.mu.Lock()
-		tc.nodes = append(tc.nodes, s.name)
+		tc.nodes = append(tc.nodes, node.Name)
 		tc.mu.Unlock()
-		names = append(names, s.name)
+		names = append(names, node.Name)
 	}
 	return names
 }
@@ -336,41 +376,50 @@ func spread(counts map[string]int) int {
 	return report.Spread(slices.Collect(maps.Values(counts)))
 }
 
-// schedulerConfig returns a v1 KubeSchedulerConfiguration with one profile,
-// custom-scheduler, that enables NodeLessPods with the given weight and args
-// (YAML, one field per line, unindented). extraPlugins is YAML for more
-// multiPoint entries, one "- name: X" line each.
-func schedulerConfig(kubeconfig string, weight int, args string, extraPlugins ...string) string {
-	return pluginConfig(kubeconfig, "NodeLessPods", weight, args, extraPlugins...)
+// schedulerConfig returns a config for the test API server, with leader
+// election off, holding profiles.
+func schedulerConfig(profiles ...configv1.KubeSchedulerProfile) *configv1.KubeSchedulerConfiguration {
+	return testconfig.New(adminKubeconfig, profiles...)
 }
 
-// pluginConfig is schedulerConfig for any plugin of ours.
-func pluginConfig(kubeconfig, plugin string, weight int, args string, extraPlugins ...string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, `apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-clientConnection:
-  kubeconfig: %q
-leaderElection:
-  leaderElect: false
-profiles:
-  - schedulerName: %s
-    plugins:
-      multiPoint:
-        enabled:
-          - name: %s
-            weight: %d
-`, kubeconfig, schedulerName, plugin, weight)
-	for _, p := range extraPlugins {
-		fmt.Fprintf(&b, "          - name: %s\n", p)
+// profile returns a profile for our scheduler: the defaults plus plugin at
+// multiPoint with weight, then extraPlugins, and plugin's args unless args
+// is nil (the plugin's defaults).
+func profile(plugin string, weight int32, args runtime.Object, extraPlugins ...string) configv1.KubeSchedulerProfile {
+	set := testconfig.Plugins(weight, plugin)
+	set.Enabled = append(set.Enabled, testconfig.Plugins(0, extraPlugins...).Enabled...)
+	p := configv1.KubeSchedulerProfile{SchedulerName: ptr.To(schedulerName), Plugins: &configv1.Plugins{MultiPoint: set}}
+	if args != nil {
+		p.PluginConfig = []configv1.PluginConfig{testconfig.Args(plugin, args)}
 	}
-	if args != "" {
-		fmt.Fprintf(&b, "    pluginConfig:\n      - name: %s\n        args:\n", plugin)
-		for _, line := range strings.Split(strings.TrimSpace(args), "\n") {
-			fmt.Fprintf(&b, "          %s\n", line)
-		}
+	return p
+}
+
+// nodeLessPodsConfig is schedulerConfig with NodeLessPods at weight 3 and
+// args (nil: its defaults), then extraPlugins.
+func nodeLessPodsConfig(args *v1config.NodeLessPodsArgs, extraPlugins ...string) *configv1.KubeSchedulerConfiguration {
+	var obj runtime.Object // a nil *NodeLessPodsArgs is not a nil Object
+	if args != nil {
+		obj = args
 	}
-	return b.String()
+	return schedulerConfig(profile("NodeLessPods", 3, obj, extraPlugins...))
+}
+
+// shippedConfig reads a config file of the repository, pointed at the test
+// API server with leader election off.
+func shippedConfig(t testing.TB, path string) *configv1.KubeSchedulerConfiguration {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := testconfig.Unmarshal(data)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	cfg.ClientConnection.Kubeconfig = adminKubeconfig
+	cfg.LeaderElection.LeaderElect = ptr.To(false)
+	return cfg
 }
 
 // writeFile writes content to a file in the test's temp dir.
@@ -386,8 +435,8 @@ func (tc *testContext) writeFile(name, content string) string {
 // setupScheduler builds a scheduler from a config file through the same code
 // path as the binary (app.Setup with our plugins), without running it; it is
 // stopped when the test ends.
-func (tc *testContext) setupScheduler(config string, extra ...app.Option) (*localscheduler.Scheduler, error) {
-	s, err := localscheduler.Setup(tc.ctx, tc.writeFile("scheduler-config.yaml", config), extra...)
+func (tc *testContext) setupScheduler(config *configv1.KubeSchedulerConfiguration, extra ...app.Option) (*localscheduler.Scheduler, error) {
+	s, err := localscheduler.Setup(tc.ctx, testconfig.Write(tc.t, config), extra...)
 	if err == nil {
 		tc.t.Cleanup(s.Stop)
 	}
@@ -396,7 +445,7 @@ func (tc *testContext) setupScheduler(config string, extra ...app.Option) (*loca
 
 // startScheduler runs a scheduler built from config until the test ends or
 // it is stopped.
-func (tc *testContext) startScheduler(config string, extra ...app.Option) *localscheduler.Scheduler {
+func (tc *testContext) startScheduler(config *configv1.KubeSchedulerConfiguration, extra ...app.Option) *localscheduler.Scheduler {
 	tc.t.Helper()
 	s, err := tc.setupScheduler(config, extra...)
 	if err != nil {

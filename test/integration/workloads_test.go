@@ -32,6 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
 )
 
@@ -111,9 +112,9 @@ func perNode(nodes []string, pods map[string]*v1.Pod) map[string]int {
 func TestWorkloads(t *testing.T) {
 	tc := newTestContext(t)
 	labels := map[string]string{workloadNodeLabel: tc.ns}
-	nodes := tc.createNodes(nodeSpec{name: "wl-a", labels: labels}, nodeSpec{name: "wl-b", labels: labels}, nodeSpec{name: "wl-c", labels: labels})
+	nodes := tc.createNodes(makeNode("wl-a", withLabels(labels)), makeNode("wl-b", withLabels(labels)), makeNode("wl-c", withLabels(labels)))
 	leases := tc.waitNodesRunByKWOK(nodes)
-	tc.startScheduler(schedulerConfig(adminKubeconfig, 3, ""))
+	tc.startScheduler(nodeLessPodsConfig(nil))
 	apps := adminClient.AppsV1()
 
 	ds := &appsv1.DaemonSet{
@@ -304,15 +305,15 @@ func TestScaleUpRepacks(t *testing.T) {
 	tests := []struct {
 		name   string
 		prefix string
-		config func(t *testing.T) string
+		config func(t *testing.T) *configv1.KubeSchedulerConfiguration
 		check  func(t *testing.T, before, after map[string]int)
 	}{
 		{
 			name:   "consolidation-config.yaml",
 			prefix: "repack",
-			config: func(t *testing.T) string {
-				return consolidationConfig(t, func(profile map[string]interface{}) error {
-					profile["schedulerName"] = schedulerName
+			config: func(t *testing.T) *configv1.KubeSchedulerConfiguration {
+				return consolidationConfig(t, func(profile *configv1.KubeSchedulerProfile) error {
+					profile.SchedulerName = ptr.To(schedulerName)
 					return nil
 				})
 			},
@@ -329,7 +330,7 @@ func TestScaleUpRepacks(t *testing.T) {
 		{
 			name:   "LeastPods",
 			prefix: "spread",
-			config: func(*testing.T) string { return schedulerConfig(adminKubeconfig, 3, "") },
+			config: func(*testing.T) *configv1.KubeSchedulerConfiguration { return nodeLessPodsConfig(nil) },
 			check: func(t *testing.T, before, after map[string]int) {
 				if s := spread(after); s != 0 {
 					t.Errorf("replicas per node %v after scaling up from %v: spread %d, want 0", after, before, s)
@@ -341,11 +342,11 @@ func TestScaleUpRepacks(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tc := newTestContext(t)
 			p := tt.prefix
-			nodes := tc.createNodes(hostnameNode(p+"-a", 0), hostnameNode(p+"-b", 0), hostnameNode(p+"-c", 0), hostnameNode(p+"-full", 4))
+			nodes := tc.createNodes(makeNode(p+"-a", withHostnameLabel()), makeNode(p+"-b", withHostnameLabel()), makeNode(p+"-c", withHostnameLabel()), makeNode(p+"-full", withHostnameLabel(), withPods(4)))
 			tc.createBoundPods(boundPod{node: p + "-full"}, boundPod{node: p + "-full"}, boundPod{node: p + "-full"}, boundPod{node: p + "-full"})
 			isWeb := func(pod *v1.Pod) bool { return pod.Labels["app"] == "web" }
 
-			spreading := tc.startScheduler(schedulerConfig(adminKubeconfig, 3, ""))
+			spreading := tc.startScheduler(nodeLessPodsConfig(nil))
 			d := tc.deployment("web", replicas)
 			tc.waitScheduled(tc.createDeploymentPods(d)...)
 			if got := tc.podsPerNode(nodes[:3], isWeb); spread(got) != 0 {
@@ -370,8 +371,8 @@ func TestScaleUpRepacks(t *testing.T) {
 // ReplicaSet, then the ReplicaSet's running pods.
 func TestDeletedDeploymentPodsAreCollected(t *testing.T) {
 	tc := newTestContext(t)
-	tc.createNodes(nodeSpec{name: "gc-a"})
-	tc.startScheduler(schedulerConfig(adminKubeconfig, 3, ""))
+	tc.createNodes(makeNode("gc-a"))
+	tc.startScheduler(nodeLessPodsConfig(nil))
 	tc.createDeploymentPods(tc.deployment("doomed", 3))
 	tc.waitPodsPhase("doomed", 3, v1.PodRunning)
 	if err := adminClient.AppsV1().Deployments(tc.ns).Delete(tc.ctx, "doomed", metav1.DeleteOptions{
