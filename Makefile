@@ -63,8 +63,8 @@ release-manifests: ## Render manifests/install with image $(IMAGE) into _output/
 test: unit-test integration-test ## Run every test CI runs.
 
 .PHONY: unit-test
-unit-test: ## Unit tests with the race detector, including the fuzz seed corpora.
-	$(GO) test -race -count=1 $(UNIT_PKGS)
+unit-test: envtest ## Unit tests with the race detector, including the fuzz seed corpora (the playground's apply and settle steps run theirs on the embedded cluster).
+	KUBEBUILDER_ASSETS=$(BIN_DIR) $(GO) test -race -count=1 $(UNIT_PKGS)
 
 .PHONY: envtest
 envtest: ## Build the embedded cluster (etcd, kube-apiserver, kube-controller-manager, kwok) from Go modules into bin/ (skipped when up to date).

@@ -17,6 +17,7 @@ limitations under the License.
 package scenario
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -234,6 +235,22 @@ func checkDecodeError(t *testing.T, data string, want []string) {
 	for _, w := range want {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("error %q does not contain %q", err, w)
+		}
+	}
+}
+
+// TestNoClient keeps the first step of the pipeline pure, as the package doc
+// says: nothing it links, directly or not, is a Kubernetes client or the
+// embedded cluster.
+func TestNoClient(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, "k8s.io/client-go/") || strings.HasPrefix(dep, "github.com/adminsched/scheduler-plugins/internal/localcluster") ||
+			strings.HasPrefix(dep, "github.com/adminsched/scheduler-plugins/internal/playground/") && dep != "github.com/adminsched/scheduler-plugins/internal/playground/scenario" {
+			t.Errorf("the scenario package links %s", dep)
 		}
 	}
 }
