@@ -28,7 +28,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/adminsched/scheduler-plugins/internal/playground"
+	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from this run")
@@ -138,7 +138,7 @@ func readGoldenNodes(t *testing.T, path string) map[string]goldenNode {
 // those vary from run to run of the same code. TestConsolidation,
 // TestWeights, TestPlacement and the others check the exact placements the
 // README promises.
-func goldenText(runs []playground.Run, nodes map[string]goldenNode) string {
+func goldenText(runs []report.Run, nodes map[string]goldenNode) string {
 	var b strings.Builder
 	for _, r := range runs {
 		fmt.Fprintf(&b, "config %s\n", filepath.Base(r.Config))
@@ -186,7 +186,7 @@ func goldenText(runs []playground.Run, nodes map[string]goldenNode) string {
 }
 
 // spreadOver says how many pods are on how many nodes.
-func spreadOver(ns []playground.NodeResult) string {
+func spreadOver(ns []report.NodeResult) string {
 	pods, used := 0, 0
 	for _, n := range ns {
 		pods += n.Pods
