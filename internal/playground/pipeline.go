@@ -38,9 +38,11 @@ import (
 // pipeline is one run's steps after the control plane and the scheduler
 // started: apply the scenario's objects, run its steps, report.
 type pipeline struct {
-	plan     *scenario.Plan
-	applier  *apply.Applier
-	watcher  *settle.Watcher
+	plan    *scenario.Plan
+	applier *apply.Applier
+	watcher *settle.Watcher
+	// cache is the scheduler's, which schedulerCaughtUp reads; nil skips it.
+	cache    schedulerCache
 	progress io.Writer
 	// targets are the applied objects, in file order: what the run waits
 	// for and reports on.
@@ -63,6 +65,9 @@ func (p *pipeline) applyObjects(ctx context.Context) error {
 		if err := p.watcher.Wait(ctx, p.targets, p.progress); err != nil {
 			return err
 		}
+		if err := p.schedulerCaughtUp(ctx); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -78,6 +83,9 @@ func (p *pipeline) runSteps(ctx context.Context) ([]report.StepResult, error) {
 			return results, fmt.Errorf("step %d (%s): %w", i+1, st, err)
 		}
 		if err := p.watcher.Wait(ctx, p.targets, p.progress); err != nil {
+			return results, fmt.Errorf("step %d (%s): %w", i+1, st, err)
+		}
+		if err := p.schedulerCaughtUp(ctx); err != nil {
 			return results, fmt.Errorf("step %d (%s): %w", i+1, st, err)
 		}
 		counts := report.PerNode(p.plan.NodeNames, p.ownedPods())

@@ -99,7 +99,7 @@ func runScenario(ctx context.Context, opts Options, sc *schedConfig, plan *scena
 	if err != nil {
 		return nil, stop, err
 	}
-	p := &pipeline{plan: plan, applier: applier, watcher: watcher, progress: progress}
+	p := &pipeline{plan: plan, applier: applier, watcher: watcher, cache: rs.Scheduler.Cache, progress: progress}
 
 	wctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()

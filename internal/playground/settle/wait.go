@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -184,4 +185,15 @@ func (w *Watcher) Pods(targets []Target) []OwnedPod {
 		}
 	}
 	return out
+}
+
+// Live reports whether the watcher holds pod, by UID, and not as being
+// deleted: false once the watcher has seen it go.
+func (w *Watcher) Live(pod *corev1.Pod) bool {
+	item, ok, err := w.pods.GetByKey(pod.Namespace + "/" + pod.Name)
+	if err != nil || !ok {
+		return false
+	}
+	p, isPod := item.(*corev1.Pod)
+	return isPod && p.UID == pod.UID && p.DeletionTimestamp == nil
 }
