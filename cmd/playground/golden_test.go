@@ -135,9 +135,8 @@ func readGoldenNodes(t *testing.T, path string) map[string]goldenNode {
 // per step, how many pods are on how many nodes. Not which node of a spec, nor how many pods
 // each: where nodes tie on score the scheduler breaks the tie at random (the
 // order in which its goroutines filtered them, opportunistic batching), so
-// those vary from run to run of the same code. TestConsolidation,
-// TestWeights, TestPlacement and the others check the exact placements the
-// README promises.
+// those vary from run to run of the same code. internal/playground's
+// TestPlayScenarios checks the exact placements the README promises.
 func goldenText(runs []report.Run, nodes map[string]goldenNode) string {
 	var b strings.Builder
 	for _, r := range runs {

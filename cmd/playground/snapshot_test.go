@@ -33,7 +33,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/util/retry"
 
 	"github.com/adminsched/scheduler-plugins/internal/localcluster"
@@ -188,58 +187,6 @@ func seedDaemonSet(t *testing.T, client kubernetes.Interface, template *corev1.P
 }
 
 func ptrTo[T any](v T) *T { return &v }
-
-// keepRun runs the playground with --keep and returns, once the result is
-// printed, its stdout and a client of its control plane; the run stops at
-// the end of the test.
-func keepRun(t *testing.T, args ...string) (string, kubernetes.Interface) {
-	t.Helper()
-	out, client, _ := keepRunKubeconfig(t, args...)
-	return out, client
-}
-
-// keepRunKubeconfig is keepRun that also returns the kubeconfig file --keep
-// prints.
-func keepRunKubeconfig(t *testing.T, args ...string) (string, kubernetes.Interface, string) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, append([]string{"--assets", assets, "--keep"}, args...), &stdout, &stderr)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(time.Minute):
-			t.Error("run did not return after Ctrl-C")
-		}
-	})
-	deadline := time.After(3 * time.Minute)
-	for !strings.Contains(stderr.String(), "kubectl --kubeconfig ") {
-		select {
-		case code := <-done:
-			done <- code // for the cleanup
-			t.Fatalf("run returned %d before Ctrl-C; stderr:\n%s", code, stderr.String())
-		case <-deadline:
-			t.Fatalf("no kubectl hint; stderr:\n%s", stderr.String())
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-	t.Logf("playground %s\nstderr:\n%s", strings.Join(args, " "), stderr.String())
-	hint := stderr.String()[strings.Index(stderr.String(), "kubectl --kubeconfig "):]
-	kubeconfig := strings.Fields(hint)[2]
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return stdout.String(), client, kubeconfig
-}
 
 // checkBoundPodsSurvive: the garbage collector deletes pods whose owner does
 // not exist. Once a Deployment created after the bound pods has its pod
