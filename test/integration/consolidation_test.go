@@ -26,8 +26,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	configv1 "k8s.io/kube-scheduler/config/v1"
-
-	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
 )
 
 const (
@@ -101,8 +99,8 @@ func (tc *testContext) createService(name string) {
 }
 
 // TestConsolidation runs one Deployment-like workload, 6 replicas of 1 CPU
-// owned by a ReplicaSet and selected by a Service, on the same cluster with
-// several profiles. Nodes (8 CPUs each) and the pods they already hold:
+// owned by a ReplicaSet and selected by a Service. Nodes (8 CPUs each) and
+// the pods they already hold:
 //
 //	<p>-a     10 pods  the busiest node with room
 //	<p>-b      9 pods
@@ -110,17 +108,14 @@ func (tc *testContext) createService(name string) {
 //	<p>-d      empty
 //	<p>-full  12 pods, its allocatable pods: the busiest, but no room
 //
-// The shipped consolidation-config.yaml puts every replica on <p>-a. MostPods
-// next to the default plugins (examples/scenarios/mostpods-config.yaml), and
-// the shipped file without its PodTopologySpread args, spread them over a, b
-// and c: PodTopologySpread's system defaults are what the file has to turn off.
+// The shipped file without its PodTopologySpread args spreads them over a, b
+// and c: PodTopologySpread's system defaults are what the file has to turn
+// off. The shipped file itself packing every replica on the busiest node
+// that fits, and MostPods next to the default plugins spreading them, are
+// internal/playground's TestPlayScenarios (consolidation row), on
+// examples/scenarios/consolidation.yaml.
 func TestConsolidation(t *testing.T) {
 	const replicas = 6
-	packed := func(t *testing.T, prefix string, got map[string]int) {
-		if got[prefix+"-a"] != replicas {
-			t.Errorf("replicas per node %v: want all %d on %s-a, the busiest node that fits", got, replicas, prefix)
-		}
-	}
 	spread := func(t *testing.T, prefix string, got map[string]int) {
 		if got[prefix+"-a"] == replicas || got[prefix+"-full"] > 0 {
 			t.Errorf("replicas per node %v: want them spread over more than one node, none on %s-full", got, prefix)
@@ -134,24 +129,10 @@ func TestConsolidation(t *testing.T) {
 		check         func(t *testing.T, prefix string, got map[string]int)
 	}{
 		{
-			name:          "consolidation-config.yaml",
-			prefix:        "pack",
-			config:        consolidationConfig(t),
-			schedulerName: consolidatingScheduler,
-			check:         packed,
-		},
-		{
 			name:          "consolidation-config.yaml without its PodTopologySpread args",
 			prefix:        "nodefaults",
 			config:        consolidationConfig(t, withoutPluginConfig("PodTopologySpread")),
 			schedulerName: consolidatingScheduler,
-			check:         spread,
-		},
-		{
-			name:          "MostPods next to the defaults",
-			prefix:        "mostpods",
-			config:        nodeLessPodsConfig(&v1config.NodeLessPodsArgs{Mode: v1config.NodeLessPodsMostPods}),
-			schedulerName: schedulerName,
 			check:         spread,
 		},
 	}

@@ -58,23 +58,6 @@ func (tc *testContext) annotateNode(node, value string) {
 	}
 }
 
-// TestMaintenanceWindowOpenNodeGetsNoPods checks the Filter: a node in an
-// open window receives none of the new pods.
-func TestMaintenanceWindowOpenNodeGetsNoPods(t *testing.T) {
-	tc := newTestContext(t)
-	tc.createNodes(makeNode("mw-open", withWindow(windowFrom(-time.Hour, time.Hour))), makeNode("mw-a"), makeNode("mw-b"))
-	tc.startScheduler(maintenanceConfig())
-	var names []string
-	for i := range 9 {
-		names = append(names, tc.createPod(tc.makePod(fmt.Sprintf("p-%d", i))).Name)
-	}
-	for pod, node := range tc.waitScheduled(names...) {
-		if node == "mw-open" {
-			t.Errorf("pod %s landed on mw-open, which is in a maintenance window", pod)
-		}
-	}
-}
-
 // TestMaintenanceWindowSoonestGetsFewest checks the Score: the node whose
 // window opens soonest receives the fewest pods, a node without a window
 // the most.

@@ -27,15 +27,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	configv1 "k8s.io/kube-scheduler/config/v1"
-	"k8s.io/utils/ptr"
 
 	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
 )
 
-const (
-	regionLabel   = "topology.kubernetes.io/region"
-	capacityLabel = "karpenter.sh/capacity-type"
-)
+const regionLabel = "topology.kubernetes.io/region"
 
 // placementConfig returns a config whose profile enables PlacementPolicy
 // (next to the defaults) with the given weight and rules.
@@ -210,48 +206,4 @@ func TestPlacementPolicyNamespaceRelabelled(t *testing.T) {
 	label("")
 	tc.waitScheduled("resident")
 	t.Logf("scheduled %v after the namespace lost its label", time.Since(start).Round(100*time.Millisecond))
-}
-
-// TestPlacementPolicyPreferSpot checks Prefer and Require side by side:
-// batch pods prefer spot nodes, critical pods never run on spot.
-func TestPlacementPolicyPreferSpot(t *testing.T) {
-	tc := newTestContext(t)
-	spot := map[string]bool{"pp-spot-1": true, "pp-spot-2": true}
-	tc.createNodes(
-		makeNode("pp-spot-1", withLabels(map[string]string{capacityLabel: "spot"})),
-		makeNode("pp-spot-2", withLabels(map[string]string{capacityLabel: "spot"})),
-		makeNode("pp-od-1", withLabels(map[string]string{capacityLabel: "on-demand"})),
-		makeNode("pp-od-2", withLabels(map[string]string{capacityLabel: "on-demand"})),
-	)
-	tc.startScheduler(placementConfig(5, v1config.PlacementRule{
-		Name:         "batch-prefers-spot",
-		PodSelector:  labelled("workload", "batch"),
-		NodeSelector: labelled(capacityLabel, "spot"),
-		Action:       v1config.PlacementPrefer,
-		Weight:       ptr.To[int32](100),
-	}, v1config.PlacementRule{
-		Name:         "critical-never-on-spot",
-		PodSelector:  labelled("criticality", "critical"),
-		NodeSelector: nodesWhere(capacityLabel, metav1.LabelSelectorOpNotIn, "spot"),
-		Action:       v1config.PlacementRequire,
-	}))
-	var batch, critical []string
-	for i := range 6 {
-		p := tc.makePod(fmt.Sprintf("batch-%d", i))
-		p.Labels["workload"] = "batch"
-		batch = append(batch, tc.createPod(p).Name)
-		c := tc.makePod(fmt.Sprintf("critical-%d", i))
-		c.Labels["criticality"] = "critical"
-		critical = append(critical, tc.createPod(c).Name)
-	}
-	for pod, node := range tc.waitScheduled(batch...) {
-		if !spot[node] {
-			t.Errorf("batch pod %s landed on %s, want a spot node", pod, node)
-		}
-	}
-	for pod, node := range tc.waitScheduled(critical...) {
-		if spot[node] {
-			t.Errorf("critical pod %s landed on spot node %s", pod, node)
-		}
-	}
 }
