@@ -17,7 +17,9 @@ LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION)+adminsched
 	-X k8s.io/component-base/version.gitTreeState=$(if $(findstring dirty,$(VERSION)),dirty,clean) \
 	-X k8s.io/component-base/version.buildDate=$(BUILD_DATE)
 
-UNIT_PKGS := ./apis/... ./pkg/... ./internal/... ./cmd/scheduler/... ./hack/release-manifests/...
+# The playground's engine (internal/playground itself) runs whole scenarios on
+# a fresh cluster per row: it runs with the integration tests.
+UNIT_PKGS := ./apis/... ./pkg/... $(filter-out github.com/adminsched/scheduler-plugins/internal/playground,$(shell $(GO) list ./internal/...)) ./cmd/scheduler/... ./hack/release-manifests/...
 
 .PHONY: all
 all: build
@@ -79,9 +81,9 @@ helm: ## Build bin/helm from hack/tools/helm/go.mod (skipped when up to date).
 	hack/install-helm.sh $(BIN_DIR)
 
 .PHONY: integration-test
-integration-test: envtest helm kubectl build ## Tests on the embedded cluster: integration, playground (with the real kubectl), scheduler_perf smoke.
+integration-test: envtest helm kubectl build ## Tests on the embedded cluster: integration, the playground's engine and command (with the real kubectl), scheduler_perf smoke.
 	PATH=$(BIN_DIR):$$PATH KUBEBUILDER_ASSETS=$(BIN_DIR) SCHEDULER_BINARY=$(BIN_DIR)/kube-scheduler \
-		$(GO) test -count=1 -timeout 30m ./test/integration/... ./cmd/playground/...
+		$(GO) test -count=1 -timeout 30m ./test/integration/... ./internal/playground ./cmd/playground/...
 
 .PHONY: bench
 bench: envtest ## Micro-benchmarks and scheduler_perf workloads; figures under _output/bench (see doc/performance.md).

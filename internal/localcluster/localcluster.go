@@ -112,6 +112,10 @@ func Start(assets, logDir string, opts ...Option) (*ControlPlane, error) {
 	if err := CheckAssets(assets); err != nil {
 		return nil, err
 	}
+	if strings.Contains(logDir, ",") {
+		// KWOK's --config is a list flag, split at commas.
+		return nil, fmt.Errorf("the log directory %q holds a comma, which KWOK cannot take in its --config path: use a directory without one (for the playground, a TMPDIR without one)", logDir)
+	}
 	var o options
 	for _, opt := range opts {
 		opt(&o)

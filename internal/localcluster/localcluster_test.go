@@ -237,3 +237,22 @@ func TestTokenConfig(t *testing.T) {
 		t.Errorf("token file %q, want %q with a 64-digit token", data, want)
 	}
 }
+
+// TestStartRefusesCommaInLogDir: a log directory with a comma would split
+// KWOK's --config path in two; Start says so before it starts anything.
+func TestStartRefusesCommaInLogDir(t *testing.T) {
+	assets := t.TempDir()
+	for _, bin := range Binaries {
+		if err := os.WriteFile(filepath.Join(assets, bin), []byte("#!/bin/sh\nexit 1\n"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	logDir := filepath.Join(t.TempDir(), "a,b")
+	_, err := Start(assets, logDir)
+	if err == nil || !strings.Contains(err.Error(), "holds a comma") {
+		t.Fatalf("error %v, want the comma named", err)
+	}
+	if _, statErr := os.Stat(logDir); !os.IsNotExist(statErr) {
+		t.Errorf("Start made %s (%v): it must refuse before anything", logDir, statErr)
+	}
+}
