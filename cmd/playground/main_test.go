@@ -41,11 +41,8 @@ import (
 var assets string
 
 func TestMain(m *testing.M) {
-	assets = os.Getenv("KUBEBUILDER_ASSETS")
-	if assets == "" {
-		assets, _ = filepath.Abs("../../bin")
-	}
-	if err := localcluster.CheckAssets(assets); err != nil {
+	var err error
+	if assets, err = localcluster.AssetsFromEnv("../../bin"); err != nil {
 		fmt.Fprintf(os.Stderr, "cmd/playground tests run a real control plane: %v\n", err)
 		os.Exit(1)
 	}

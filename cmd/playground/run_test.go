@@ -234,8 +234,11 @@ func TestExplainCompare(t *testing.T) {
 	const profile = "custom-scheduler"
 	for i, run := range doc.Runs {
 		for _, p := range run.Result.Pods {
-			checkExplanation(t, p)
-			if p.Explain == nil {
+			// The explanation's sums are internal/playground's
+			// TestExplainTutorial's and report's: here, that both runs'
+			// explanations reach the output.
+			if p.Explain == nil || p.Node == "" || p.Explain.Chosen != p.Node {
+				t.Errorf("run %d, pod %s on %q: explanation %+v, want one that chose its node", i+1, p.Name, p.Node, p.Explain)
 				continue
 			}
 			if p.Explain.Profile != profile || len(p.Explain.Candidates) != 2 {
@@ -254,48 +257,6 @@ func TestExplainCompare(t *testing.T) {
 		if !strings.Contains(text.String(), s) {
 			t.Errorf("text output lacks %q:\n%s", s, text.String())
 		}
-	}
-}
-
-// checkExplanation checks what holds for any explained, bound pod: the
-// explanation's chosen node is the node the API server has, every
-// candidate's total is the sum of weight*normalized score, and no
-// candidate beats the chosen node.
-func checkExplanation(t *testing.T, p report.PodResult) {
-	t.Helper()
-	e := p.Explain
-	if e == nil {
-		t.Errorf("pod %s: no explanation", p.Name)
-		return
-	}
-	if p.Node == "" || e.Chosen != p.Node {
-		t.Errorf("pod %s bound to %q, the explanation chose %q", p.Name, p.Node, e.Chosen)
-	}
-	chosen := -1
-	var best int64
-	for i, c := range e.Candidates {
-		var sum int64
-		for j, s := range c.Scores {
-			if s.Plugin != e.Plugins[j].Name || s.Weight != e.Plugins[j].Weight {
-				t.Errorf("pod %s, node %s: score %d is %s weight %d, want %+v", p.Name, c.Node, j, s.Plugin, s.Weight, e.Plugins[j])
-			}
-			if s.Normalized < 0 || s.Normalized > 100 || s.Weighted != s.Normalized*int64(s.Weight) {
-				t.Errorf("pod %s, node %s: %+v", p.Name, c.Node, s)
-			}
-			sum += s.Normalized * int64(s.Weight)
-		}
-		if sum != c.Total {
-			t.Errorf("pod %s, node %s: sum of weight*normalized %d, total %d", p.Name, c.Node, sum, c.Total)
-		}
-		if c.Chosen {
-			chosen = i
-		}
-		best = max(best, c.Total)
-	}
-	if chosen < 0 || e.Candidates[chosen].Node != e.Chosen {
-		t.Errorf("pod %s: the chosen node %s is not marked among the candidates %+v", p.Name, e.Chosen, e.Candidates)
-	} else if e.Scored && e.Candidates[chosen].Total != best {
-		t.Errorf("pod %s: chosen %s totals %d, a candidate has %d", p.Name, e.Chosen, e.Candidates[chosen].Total, best)
 	}
 }
 

@@ -302,3 +302,17 @@ func tail(path string) string {
 	}
 	return "\n  " + strings.Join(lines, "\n  ")
 }
+
+// AssetsFromEnv is where tests find Start's binaries: $KUBEBUILDER_ASSETS,
+// else repoBin (the repository's bin/, relative to the test's package),
+// checked with CheckAssets.
+func AssetsFromEnv(repoBin string) (string, error) {
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if assets == "" {
+		var err error
+		if assets, err = filepath.Abs(repoBin); err != nil {
+			return "", err
+		}
+	}
+	return assets, CheckAssets(assets)
+}

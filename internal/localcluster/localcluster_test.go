@@ -256,3 +256,24 @@ func TestStartRefusesCommaInLogDir(t *testing.T) {
 		t.Errorf("Start made %s (%v): it must refuse before anything", logDir, statErr)
 	}
 }
+
+// TestAssetsFromEnv: $KUBEBUILDER_ASSETS wins over the repository's bin/,
+// and what is found is checked.
+func TestAssetsFromEnv(t *testing.T) {
+	full := t.TempDir()
+	for _, bin := range Binaries {
+		script(t, full, bin, "exit 0")
+	}
+	empty := t.TempDir()
+	t.Setenv("KUBEBUILDER_ASSETS", full)
+	if got, err := AssetsFromEnv(empty); err != nil || got != full {
+		t.Errorf("with KUBEBUILDER_ASSETS: %q, %v; want %q", got, err, full)
+	}
+	t.Setenv("KUBEBUILDER_ASSETS", "")
+	if got, err := AssetsFromEnv(full); err != nil || got != full {
+		t.Errorf("without it: %q, %v; want %q", got, err, full)
+	}
+	if _, err := AssetsFromEnv(empty); err == nil {
+		t.Errorf("a directory without the binaries was accepted")
+	}
+}

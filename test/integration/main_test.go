@@ -50,9 +50,10 @@ func TestMain(m *testing.M) {
 }
 
 func runTests(m *testing.M) int {
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if assets == "" {
-		assets, _ = filepath.Abs("../../bin")
+	assets, err := localcluster.AssetsFromEnv("../../bin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
 	dir, err := os.MkdirTemp("", "nodelesspods-integration-")
 	if err != nil {

@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -73,9 +72,9 @@ func applyTestConfig(t *testing.T) *localcluster.ControlPlane {
 	t.Helper()
 	c := &applyTestCluster
 	c.once.Do(func() {
-		assets := os.Getenv("KUBEBUILDER_ASSETS")
-		if assets == "" {
-			assets, _ = filepath.Abs("../../../bin")
+		var assets string
+		if assets, c.err = localcluster.AssetsFromEnv("../../../bin"); c.err != nil {
+			return
 		}
 		if c.logDir, c.err = os.MkdirTemp("", "playground-apply-test-"); c.err == nil {
 			c.cp, c.err = localcluster.Start(assets, c.logDir)

@@ -156,9 +156,9 @@ func boundBenchRequests(ctx context.Context, b *testing.B, client kubernetes.Int
 // (default ../../../bin), its logs in a temporary directory.
 func boundBenchCluster(b *testing.B) *localcluster.ControlPlane {
 	b.Helper()
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if assets == "" {
-		assets, _ = filepath.Abs("../../../bin")
+	assets, err := localcluster.AssetsFromEnv("../../../bin")
+	if err != nil {
+		b.Fatal(err)
 	}
 	cp, err := localcluster.Start(assets, b.TempDir())
 	if err != nil {

@@ -23,7 +23,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -62,11 +61,8 @@ func runTests(m *testing.M) int {
 	if testing.Short() {
 		return m.Run()
 	}
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if assets == "" {
-		assets, _ = filepath.Abs("../../../bin")
-	}
-	if err := localcluster.CheckAssets(assets); err != nil {
+	assets, err := localcluster.AssetsFromEnv("../../../bin")
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "the settle tests run a real control plane (or use -short): %v\n", err)
 		return 1
 	}
