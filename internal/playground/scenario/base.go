@@ -24,6 +24,8 @@ import (
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/adminsched/scheduler-plugins/internal/yaml11"
 )
 
 // A scenario may name a base scenario (`base: cluster.yaml`, relative to the
@@ -56,7 +58,7 @@ func mergeBase(file string, s *Scenario) (*merged, error) {
 	if err != nil {
 		return nil, &ValidationError{File: file, Errs: field.ErrorList{field.Invalid(field.NewPath("base"), s.Base, err.Error())}}
 	}
-	if errs := checkYAML11Booleans(data); len(errs) > 0 {
+	if errs := yaml11.Check(data); len(errs) > 0 {
 		return nil, &ValidationError{File: path, Errs: errs}
 	}
 	var b Scenario

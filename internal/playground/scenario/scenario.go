@@ -30,6 +30,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
+
+	"github.com/adminsched/scheduler-plugins/internal/yaml11"
 )
 
 // Defaults for a node's allocatable resources.
@@ -148,7 +150,7 @@ func Load(path string, schedulerNames []string) (*Plan, error) {
 // compiles it. file names the source in errors; with a base, each error
 // names the file its field comes from.
 func Decode(file string, data []byte, schedulerNames []string) (*Plan, error) {
-	if errs := checkYAML11Booleans(data); len(errs) > 0 {
+	if errs := yaml11.Check(data); len(errs) > 0 {
 		return nil, &ValidationError{File: file, Errs: errs}
 	}
 	var s Scenario

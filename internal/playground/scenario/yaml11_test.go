@@ -22,10 +22,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	yamlv3 "go.yaml.in/yaml/v3"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/yaml"
+	"github.com/adminsched/scheduler-plugins/internal/yaml11"
 )
 
 const yamlPod = "{kind: Pod, metadata: {name: p}, spec: {nodeSelector: {gpu: %s}, containers: [{name: c, image: i}]}}"
@@ -74,70 +71,6 @@ func TestBaseYAML11Booleans(t *testing.T) {
 // TestYAML11BooleanWords checks the refused words against the decoder
 // itself: each one, unquoted, becomes a boolean there; close variants stay
 // strings, as they do in YAML 1.2.
-func TestYAML11BooleanWords(t *testing.T) {
-	got := map[string]bool{}
-	for _, w := range []string{
-		"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF",
-		"yEs", "YeS", "oN", "oFF", "nO", "ye", "yess", "t", "f", "1", "0", "enabled",
-	} {
-		j, err := yaml.YAMLToJSON([]byte("v: " + w))
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch string(j) {
-		case `{"v":true}`:
-			got[w] = true
-		case `{"v":false}`:
-			got[w] = false
-		}
-	}
-	if diff := cmp.Diff(yaml11Booleans, got); diff != "" {
-		t.Errorf("words sigs.k8s.io/yaml reads as booleans (-refused +decoder):\n%s", diff)
-	}
-}
-
-func TestYAML11ErrorCap(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("nodes:\n")
-	for i := range 50 {
-		fmt.Fprintf(&b, "- {name: a%d, labels: {gpu: yes}}\n", i)
-	}
-	errs := checkYAML11Booleans([]byte(b.String()))
-	if len(errs) != maxYAML11Errors+1 {
-		t.Fatalf("%d errors, want %d", len(errs), maxYAML11Errors+1)
-	}
-	if got, want := errs[maxYAML11Errors].Error(), "...: Invalid value: 30: more unquoted YAML 1.1 booleans"; got != want {
-		t.Errorf("last error %q, want %q", got, want)
-	}
-}
-
-// TestMayHoldYAML11Boolean: the pre-check skips only data without an
-// ambiguous word, and does skip quoted ones.
-func TestMayHoldYAML11Boolean(t *testing.T) {
-	tests := []struct {
-		data string
-		want bool
-	}{
-		{data: "name: n", want: true},
-		{data: "n", want: true},
-		{data: "[yes,no]", want: true},
-		{data: `{"a":on}`, want: true},
-		{data: "a:\n- Off\n", want: true},
-		{data: "a: yes # comment", want: true},
-		{data: "a: 'x' # yes", want: true}, // a comment: parsed, nothing found
-		{data: `- {"name": "n", "labels": {"spot": "yes", "capacity-type": "on-demand", "x": "foo/no"}}`},
-		{data: "name: 'n'\nb: \"off\""},
-		{data: "capacity-type: on-demand\nzone: eu-west-1a\nnote: nothing\nenabled: true"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.data, func(t *testing.T) {
-			if got := mayHoldYAML11Boolean([]byte(tt.data)); got != tt.want {
-				t.Errorf("mayHoldYAML11Boolean = %t, want %t", got, tt.want)
-			}
-		})
-	}
-}
-
 // snapshotLikeScenario is n nodes and 10 bound pods per node, written by
 // WriteSnapshot as `playground snapshot` writes them.
 func snapshotLikeScenario(b *testing.B, n int) []byte {
@@ -158,25 +91,15 @@ func snapshotLikeScenario(b *testing.B, n int) []byte {
 }
 
 // BenchmarkCheckYAML11Booleans compares the check on a snapshot (no
-// ambiguous word: the pre-check answers) with the full walk it skips, and
-// with the decoding that runs anyway.
+// ambiguous word: its pre-check answers) with the decoding that runs anyway;
+// internal/yaml11's BenchmarkCheck compares the pre-check with the walk.
 func BenchmarkCheckYAML11Booleans(b *testing.B) {
 	data := snapshotLikeScenario(b, 500)
 	b.Run("check", func(b *testing.B) {
 		for b.Loop() {
-			if errs := checkYAML11Booleans(data); len(errs) > 0 {
+			if errs := yaml11.Check(data); len(errs) > 0 {
 				b.Fatal(errs)
 			}
-		}
-	})
-	b.Run("full-walk", func(b *testing.B) {
-		for b.Loop() {
-			var doc yamlv3.Node
-			if err := yamlv3.Unmarshal(data, &doc); err != nil {
-				b.Fatal(err)
-			}
-			var errs field.ErrorList
-			walkYAML11(&doc, nil, &errs)
 		}
 	})
 	b.Run("decode", func(b *testing.B) {

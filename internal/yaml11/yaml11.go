@@ -14,7 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package scenario
+// Package yaml11 finds the unquoted words that sigs.k8s.io/yaml reads as
+// YAML 1.1 booleans (an unquoted `n` is false, `yes` is true) and YAML 1.2
+// reads as strings, so that a config or scenario holding them is refused with
+// the field's path and the quoted form, rather than silently holding "false"
+// or "true" where a string was meant.
+package yaml11
 
 import (
 	"fmt"
@@ -24,31 +29,30 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// sigs.k8s.io/yaml converts YAML to JSON with YAML 1.1's booleans: an
-// unquoted `n` becomes false and `yes` becomes true, also where the scenario
-// wants a string (a node name, a label value). kube-scheduler's decoder
-// refuses such a value in a string field, but a scenario's map of strings
-// would silently hold "false" or "true". YAML 1.2 reads these words as
-// strings, so the playground refuses them where they are unquoted, in any
-// position, and says how to write what was meant.
+// sigs.k8s.io/yaml converts YAML to JSON with YAML 1.1's booleans, also where
+// a string is wanted (a node name, a label value, an environment variable).
+// kube-scheduler's decoder refuses such a value in a string field, but a map
+// of strings would silently hold "false" or "true". YAML 1.2 reads these
+// words as strings, so callers refuse them where they are unquoted, in any
+// position, and say how to write what was meant.
 
-// yaml11Booleans are the plain scalars that YAML 1.1 (and sigs.k8s.io/yaml)
+// words are the plain scalars that YAML 1.1 (and sigs.k8s.io/yaml)
 // read as booleans and YAML 1.2 reads as strings. true/false (and True,
 // TRUE, False, FALSE) are booleans in both, so they are not listed.
-var yaml11Booleans = map[string]bool{
+var words = map[string]bool{
 	"y": true, "Y": true, "yes": true, "Yes": true, "YES": true, "on": true, "On": true, "ON": true,
 	"n": false, "N": false, "no": false, "No": false, "NO": false, "off": false, "Off": false, "OFF": false,
 }
 
-// maxYAML11Errors caps how many ambiguous words are reported: a snapshot can
+// maxErrors caps how many ambiguous words are reported: a snapshot can
 // hold thousands of the same mistake.
-const maxYAML11Errors = 20
+const maxErrors = 20
 
-// checkYAML11Booleans returns an error for every unquoted YAML 1.1 boolean
+// Check returns an error for every unquoted YAML 1.1 boolean
 // word in data, with its field path. It returns nothing for data that is
 // not valid YAML: decoding reports that.
-func checkYAML11Booleans(data []byte) field.ErrorList {
-	if !mayHoldYAML11Boolean(data) {
+func Check(data []byte) field.ErrorList {
+	if !mayHold(data) {
 		return nil
 	}
 	var doc yamlv3.Node
@@ -56,37 +60,37 @@ func checkYAML11Booleans(data []byte) field.ErrorList {
 		return nil
 	}
 	var errs field.ErrorList
-	walkYAML11(&doc, nil, &errs)
-	if len(errs) > maxYAML11Errors {
-		n := len(errs) - maxYAML11Errors
-		errs = append(errs[:maxYAML11Errors], field.Invalid(field.NewPath("..."), n, "more unquoted YAML 1.1 booleans"))
+	walk(&doc, nil, &errs)
+	if len(errs) > maxErrors {
+		n := len(errs) - maxErrors
+		errs = append(errs[:maxErrors], field.Invalid(field.NewPath("..."), n, "more unquoted YAML 1.1 booleans"))
 	}
 	return errs
 }
 
-// walkYAML11 appends to errs an error for each ambiguous word under n, at
+// walk appends to errs an error for each ambiguous word under n, at
 // path. Aliases are not followed: their anchor is checked where it stands.
-func walkYAML11(n *yamlv3.Node, path *field.Path, errs *field.ErrorList) {
+func walk(n *yamlv3.Node, path *field.Path, errs *field.ErrorList) {
 	switch n.Kind {
 	case yamlv3.DocumentNode:
 		for _, c := range n.Content {
-			walkYAML11(c, path, errs)
+			walk(c, path, errs)
 		}
 	case yamlv3.SequenceNode:
 		for i, c := range n.Content {
-			walkYAML11(c, indexPath(path, i), errs)
+			walk(c, indexPath(path, i), errs)
 		}
 	case yamlv3.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			if ambiguousBoolean(k) {
-				*errs = append(*errs, yaml11Error(path, "key", k.Value))
+				*errs = append(*errs, wordError(path, "key", k.Value))
 			}
-			walkYAML11(v, childPath(path, k.Value), errs)
+			walk(v, childPath(path, k.Value), errs)
 		}
 	case yamlv3.ScalarNode:
 		if ambiguousBoolean(n) {
-			*errs = append(*errs, yaml11Error(path, "value", n.Value))
+			*errs = append(*errs, wordError(path, "value", n.Value))
 		}
 	}
 }
@@ -98,17 +102,17 @@ func ambiguousBoolean(n *yamlv3.Node) bool {
 	if n.Kind != yamlv3.ScalarNode || n.Style != 0 || n.ShortTag() != "!!str" {
 		return false
 	}
-	_, ok := yaml11Booleans[n.Value]
+	_, ok := words[n.Value]
 	return ok
 }
 
-func yaml11Error(path *field.Path, what, word string) *field.Error {
+func wordError(path *field.Path, what, word string) *field.Error {
 	if path == nil {
 		path = field.NewPath("<root>")
 	}
 	return field.Invalid(path, word, fmt.Sprintf(
 		"this unquoted %s is a YAML 1.1 boolean (%t) to the decoder; quote it (%s) if a string is meant, or write %t if a boolean is",
-		what, yaml11Booleans[word], strconv.Quote(word), yaml11Booleans[word]))
+		what, words[word], strconv.Quote(word), words[word]))
 }
 
 func childPath(p *field.Path, name string) *field.Path {
@@ -125,13 +129,13 @@ func indexPath(p *field.Path, i int) *field.Path {
 	return p.Index(i)
 }
 
-// mayHoldYAML11Boolean reports whether data holds one of the words as a
+// mayHold reports whether data holds one of the words as a
 // token of its own, not next to a quote. A plain scalar is bounded by bytes
 // that are neither word bytes nor quotes, so without such a token no scalar
 // is ambiguous and the second parse is skipped: a snapshot's bound pods are
 // JSON lines, whose strings are all quoted, and parsing them again costs as
 // much as decoding them.
-func mayHoldYAML11Boolean(data []byte) bool {
+func mayHold(data []byte) bool {
 	for i := 0; i < len(data); {
 		if !isWordByte(data[i]) {
 			i++
@@ -142,7 +146,7 @@ func mayHoldYAML11Boolean(data []byte) bool {
 			j++
 		}
 		if j-i <= 3 && (i == 0 || !isQuote(data[i-1])) && (j == len(data) || !isQuote(data[j])) {
-			if _, ok := yaml11Booleans[string(data[i:j])]; ok {
+			if _, ok := words[string(data[i:j])]; ok {
 				return true
 			}
 		}
