@@ -1,0 +1,246 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+
+	"github.com/adminsched/scheduler-plugins/internal/filelimit"
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
+	"github.com/adminsched/scheduler-plugins/internal/yaml11"
+)
+
+// MaxFileBytes caps the configuration file: a few thousand features fit.
+const MaxFileBytes = 4 << 20
+
+// MaxFeatures and MaxSeats bound what one driver publishes: a pool holds at
+// most 128 devices per ResourceSlice, so 10,000 seats are 79 slices.
+const (
+	MaxFeatures = 1000
+	MaxSeats    = 100000
+)
+
+// Load reads, decodes, defaults and validates the file at path.
+func Load(path string) (*Configuration, error) {
+	data, err := filelimit.Read(path, MaxFileBytes, "license driver configuration")
+	if err != nil {
+		return nil, err
+	}
+	c, err := Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Decode decodes data strictly (unknown and duplicate fields are errors, with
+// their path), then defaults and validates it.
+func Decode(data []byte) (*Configuration, error) {
+	if errs := yaml11.Check(data); len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
+	j, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	var c Configuration
+	strictErrs, err := kjson.UnmarshalStrict(j, &c, kjson.DisallowUnknownFields, kjson.DisallowDuplicateFields)
+	if err != nil {
+		return nil, err
+	}
+	if len(strictErrs) > 0 {
+		return nil, errors.Join(strictErrs...)
+	}
+	SetDefaults(&c)
+	if errs := Validate(&c); len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
+	return &c, nil
+}
+
+// SetDefaults fills what the file leaves out.
+func SetDefaults(c *Configuration) {
+	if c.PollInterval.Duration == 0 {
+		c.PollInterval.Duration = DefaultPollInterval
+	}
+	if c.SettleWindow.Duration == 0 {
+		c.SettleWindow.Duration = DefaultSettleWindow
+	}
+	if c.StaleAfter.Duration == 0 {
+		c.StaleAfter.Duration = DefaultStaleAfter
+	}
+	if c.OnStale == "" {
+		c.OnStale = FailClosed
+	}
+	if s := c.Source.LMStat; s != nil && s.Timeout.Duration == 0 {
+		s.Timeout.Duration = DefaultTimeout
+	}
+	if s := c.Source.HTTP; s != nil && s.Timeout.Duration == 0 {
+		s.Timeout.Duration = DefaultTimeout
+	}
+	for i := range c.Features {
+		f := &c.Features[i]
+		if f.Pool == "" {
+			f.Pool = strings.ReplaceAll(strings.ToLower(f.Name), "_", "-")
+		}
+		if f.ResourceName == "" {
+			f.ResourceName = licensedriver.DriverName + "/" + f.Pool
+		}
+		if f.DeviceClassName == "" {
+			f.DeviceClassName = f.Pool + "." + licensedriver.DriverName
+		}
+	}
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// Validate checks a defaulted configuration.
+func Validate(c *Configuration) field.ErrorList {
+	var errs field.ErrorList
+	if c.APIVersion != APIVersion {
+		errs = append(errs, field.NotSupported(field.NewPath("apiVersion"), c.APIVersion, []string{APIVersion}))
+	}
+	if c.Kind != Kind {
+		errs = append(errs, field.NotSupported(field.NewPath("kind"), c.Kind, []string{Kind}))
+	}
+	errs = append(errs, validateSource(&c.Source, field.NewPath("source"))...)
+	errs = append(errs, validateFeatures(c, field.NewPath("features"))...)
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+		min  time.Duration
+	}{
+		{"pollInterval", c.PollInterval.Duration, time.Second},
+		{"settleWindow", c.SettleWindow.Duration, 0},
+		{"staleAfter", c.StaleAfter.Duration, c.PollInterval.Duration},
+	} {
+		if d.v < d.min || d.v > 24*time.Hour {
+			errs = append(errs, field.Invalid(field.NewPath(d.name), d.v.String(), fmt.Sprintf("must be between %s and 24h", d.min)))
+		}
+	}
+	if c.OnStale != FailClosed && c.OnStale != Keep {
+		errs = append(errs, field.NotSupported(field.NewPath("onStale"), c.OnStale, []OnStale{FailClosed, Keep}))
+	}
+	return errs
+}
+
+func validateSource(s *Source, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	n := 0
+	if s.Static != nil {
+		n++
+	}
+	if l := s.LMStat; l != nil {
+		n++
+		if len(l.Command) == 0 || l.Command[0] == "" {
+			errs = append(errs, field.Required(p.Child("lmstat", "command"), "the lmstat command and its arguments, e.g. [lmutil, lmstat, -a, -c, 27000@licsrv]"))
+		}
+		errs = append(errs, validateTimeout(l.Timeout.Duration, p.Child("lmstat", "timeout"))...)
+	}
+	if h := s.HTTP; h != nil {
+		n++
+		u, err := url.Parse(h.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, field.Invalid(p.Child("http", "url"), h.URL, "must be an absolute http or https URL"))
+		}
+		errs = append(errs, validateTimeout(h.Timeout.Duration, p.Child("http", "timeout"))...)
+	}
+	if n != 1 {
+		errs = append(errs, field.Invalid(p, n, "exactly one of static, lmstat and http must be set"))
+	}
+	return errs
+}
+
+func validateTimeout(d time.Duration, p *field.Path) field.ErrorList {
+	if d < 100*time.Millisecond || d > 10*time.Minute {
+		return field.ErrorList{field.Invalid(p, d.String(), "must be between 100ms and 10m")}
+	}
+	return nil
+}
+
+func validateFeatures(c *Configuration, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if len(c.Features) == 0 {
+		errs = append(errs, field.Required(p, "at least one license feature"))
+	}
+	if len(c.Features) > MaxFeatures {
+		return append(errs, field.TooMany(p, len(c.Features), MaxFeatures))
+	}
+	names, pools, resources, classes := sets.New[string](), sets.New[string](), sets.New[string](), sets.New[string]()
+	unique := func(s sets.Set[string], v string, fp *field.Path) {
+		if s.Has(v) {
+			errs = append(errs, field.Duplicate(fp, v))
+		}
+		s.Insert(v)
+	}
+	for i := range c.Features {
+		f := &c.Features[i]
+		fp := p.Index(i)
+		if f.Name == "" {
+			errs = append(errs, field.Required(fp.Child("name"), "the feature's name on the license server"))
+		}
+		unique(names, f.Name, fp.Child("name"))
+		for _, msg := range validation.IsDNS1123Subdomain(f.Pool) {
+			errs = append(errs, field.Invalid(fp.Child("pool"), f.Pool, msg+" (set pool when the feature's name does not make one)"))
+		}
+		unique(pools, f.Pool, fp.Child("pool"))
+		errs = append(errs, validateResourceName(f.ResourceName, fp.Child("resourceName"))...)
+		unique(resources, f.ResourceName, fp.Child("resourceName"))
+		for _, msg := range validation.IsDNS1123Subdomain(f.DeviceClassName) {
+			errs = append(errs, field.Invalid(fp.Child("deviceClassName"), f.DeviceClassName, msg))
+		}
+		unique(classes, f.DeviceClassName, fp.Child("deviceClassName"))
+		switch {
+		case f.Seats == nil && c.Source.Static != nil:
+			errs = append(errs, field.Required(fp.Child("seats"), "the static source serves the seats configured here"))
+		case f.Seats != nil && (*f.Seats < 0 || *f.Seats > MaxSeats):
+			errs = append(errs, field.Invalid(fp.Child("seats"), *f.Seats, fmt.Sprintf("must be between 0 and %d", MaxSeats)))
+		}
+		for k := range f.Env {
+			if !envName.MatchString(k) {
+				errs = append(errs, field.Invalid(fp.Child("env").Key(k), k, "must be an environment variable name ([A-Za-z_][A-Za-z0-9_]*)"))
+			}
+		}
+	}
+	return errs
+}
+
+// validateResourceName accepts what the API server accepts as an extended
+// resource name: a domain-prefixed name outside kubernetes.io.
+func validateResourceName(name string, p *field.Path) field.ErrorList {
+	prefix, _, ok := strings.Cut(name, "/")
+	if !ok || strings.HasSuffix(prefix, "kubernetes.io") || strings.HasPrefix(name, corev1.ResourceHugePagesPrefix) {
+		return field.ErrorList{field.Invalid(p, name, "must be an extended resource name: <domain>/<name>, not in kubernetes.io")}
+	}
+	var errs field.ErrorList
+	for _, msg := range validation.IsQualifiedName(name) {
+		errs = append(errs, field.Invalid(p, name, msg))
+	}
+	return errs
+}
