@@ -109,7 +109,7 @@ func TestValidateClaimUID(t *testing.T) {
 		{uid: "a_b", wantErr: true},
 		{uid: "a\x00b", wantErr: true},
 		{uid: "0123456789012345678901234567890123456789012345678901234567890123", wantErr: true}, // 64
-		{uid: "012345678901234567890123456789012345678901234567890123456789012"},                // 63
+		{uid: "012345678901234567890123456789012345678901234567890123456789012"},                 // 63
 	} {
 		t.Run(fmt.Sprintf("%q", tc.uid), func(t *testing.T) {
 			err := validateClaimUID(tc.uid)
