@@ -16,7 +16,7 @@ limitations under the License.
 
 // Package localcluster runs a Kubernetes cluster without machines, in
 // temporary directories: etcd and kube-apiserver (through envtest),
-// kube-controller-manager with the workload controllers, and KWOK as every
+// kube-controller-manager with the workload and DRA controllers, and KWOK as every
 // node's kubelet (nodes Ready with heartbeats, bound pods Running unless
 // created with PendingAnnotation, deleted pods gone). Config authenticates
 // with a static token and speaks protobuf. hack/install-envtest.sh builds the four binaries from go.mod.
@@ -44,9 +44,16 @@ var Binaries = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kw
 // that make and remove workloads' pods, the pod garbage collector (which
 // deletes the pods of a deleted node, as in a real cluster: no kubelet is
 // left to), and the garbage collector, namespace and ServiceAccount
-// controllers a user's kubectl apply relies on. Node
-// lifecycle is left out (KWOK keeps every node Ready), and so are the token
-// controllers: the ServiceAccount admission plugin is off (see Start).
+// controllers a user's kubectl apply relies on. For DRA (resource.k8s.io/v1,
+// served and gated on by default in v1.37, as are DeviceClass
+// extendedResourceName and device taints): the resourceclaim-controller,
+// which takes a pod that ended out of its claims' reservedFor, deallocates
+// them and removes their finalizer (without it a deleted or finished pod's
+// claim kept its device, and the pods waiting for one never started), and
+// the device-taint-eviction-controller, which evicts pods from devices
+// tainted NoExecute, as a real cluster does. Node lifecycle is left out
+// (KWOK keeps every node Ready), and so are the token controllers: the
+// ServiceAccount admission plugin is off (see Start).
 var Controllers = []string{
 	"deployment-controller",
 	"replicaset-controller",
@@ -61,6 +68,8 @@ var Controllers = []string{
 	"garbage-collector-controller",
 	"namespace-controller",
 	"serviceaccount-controller",
+	"resourceclaim-controller",
+	"device-taint-eviction-controller",
 }
 
 //go:embed kwok.yaml
