@@ -20,6 +20,7 @@ package source
 
 import (
 	"context"
+	"math"
 	"time"
 )
 
@@ -38,6 +39,12 @@ type Reading struct {
 	Features map[string]Feature
 	// Time is when the server answered.
 	Time time.Time
+	// Unavailable are the features the server named but gave no usable
+	// count for, with the reason (lmstat's "(Error: 5 licenses, unsupported
+	// by licensed server)", "(Uncounted, node-locked)", or counts that
+	// contradict each other). They are absent from Features: unknown, not
+	// zero. For logs and events; nil when there are none.
+	Unavailable map[string]string
 }
 
 // Feature is the state of one license feature.
@@ -45,13 +52,19 @@ type Feature struct {
 	// Total is the number of seats issued.
 	Total int
 	// InUse is the number of seats checked out, by the cluster's pods and
-	// by anyone else.
+	// by anyone else. It can exceed Total, as the server reports it (an
+	// overdraft, or a license file reread with fewer seats while the old
+	// checkouts last): then no seat is free. Sources do not clamp it.
 	InUse int
 	// Checkouts are the individual checkouts, when the server lists them
 	// (FlexLM does, a bare count does not). Their counts add up to InUse
 	// or less (a server may list only part of them).
 	Checkouts []Checkout
 }
+
+// MaxCount bounds every count a source reports (Total, InUse, a checkout's
+// Count): a larger number is a parse error, not a wrapped integer.
+const MaxCount = math.MaxInt32
 
 // Checkout is one checkout of a feature's seats.
 type Checkout struct {
