@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	resourcev1 "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -215,4 +216,71 @@ func scheduledMessage(pod *corev1.Pod) string {
 		}
 	}
 	return ""
+}
+
+// TestCompleteAfterAnnotation: KWOK completes a Job's pod at once, or
+// CompleteAfterAnnotation's duration after it started.
+func TestCompleteAfterAnnotation(t *testing.T) {
+	assets, err := AssetsFromEnv("../../bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := Start(assets, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := cp.Stop(); err != nil {
+			t.Errorf("stopping the cluster: %v", err)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	client := kubernetes.NewForConfigOrDie(cp.Config)
+	if _, err := client.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	const hold = 8 * time.Second
+	jobs := map[string]map[string]string{"at-once": nil, "held": {CompleteAfterAnnotation: hold.String()}}
+	for name, annotations := range jobs {
+		job := &batchv1.Job{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
+			Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Annotations: annotations},
+				Spec: corev1.PodSpec{
+					NodeName: "worker", RestartPolicy: corev1.RestartPolicyNever,
+					Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}},
+				},
+			}},
+		}
+		if _, err := client.BatchV1().Jobs("default").Create(ctx, job, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ran := map[string]time.Duration{}
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		pods, err := client.CoreV1().Pods("default").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, p := range pods.Items {
+			if p.Status.Phase != corev1.PodSucceeded || p.Status.StartTime == nil || len(p.Status.ContainerStatuses) == 0 {
+				continue
+			}
+			if term := p.Status.ContainerStatuses[0].State.Terminated; term != nil {
+				ran[p.Labels["job-name"]] = term.FinishedAt.Sub(p.Status.StartTime.Time)
+			}
+		}
+		return len(ran) == len(jobs), nil
+	})
+	if err != nil {
+		t.Fatalf("waiting for both Jobs' pods to succeed: %v (succeeded: %v)", err, ran)
+	}
+	// KWOK's times are to the second.
+	if d := ran["at-once"]; d > hold/2 {
+		t.Errorf("a pod without the annotation ran %v, want it completed at once", d)
+	}
+	if d := ran["held"]; d < hold-time.Second {
+		t.Errorf("a pod with %s: %v ran %v, want about %v", CompleteAfterAnnotation, hold, d, hold)
+	}
 }

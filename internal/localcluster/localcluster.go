@@ -82,6 +82,10 @@ var kwokConfig []byte
 // when it is deleted.
 const PendingAnnotation = "playground.adminsched.io/bound-pod"
 
+// CompleteAfterAnnotation on a Job's pod (a Go duration, "30s") makes KWOK
+// complete it (Succeeded) that long after it started, instead of at once.
+const CompleteAfterAnnotation = "playground.adminsched.io/complete-after"
+
 // ControlPlane is a running cluster; the output of each of its programs is
 // in a log file of the log directory given to Start.
 type ControlPlane struct {

@@ -171,6 +171,12 @@ func TestKWOKConfig(t *testing.T) {
 		`{key: '.metadata.annotations["`+PendingAnnotation+`"]', operator: DoesNotExist}`) {
 		t.Errorf("stage pod-start does not skip pods annotated %s", PendingAnnotation)
 	}
+	// A Job's pod completes after the delay of CompleteAfterAnnotation.
+	podComplete := strings.Split(string(kwokConfig), "name: pod-complete\n")
+	if len(podComplete) != 2 || !strings.Contains(strings.SplitN(podComplete[1], "next:", 2)[0],
+		`jq: {expression: '.metadata.annotations["`+CompleteAfterAnnotation+`"]'}`) {
+		t.Errorf("stage pod-complete takes no delay from the annotation %s", CompleteAfterAnnotation)
+	}
 	want := map[string]string{"node-start": "Node", "node-heartbeat": "Node", "pod-start": "Pod", "pod-complete": "Pod", "pod-delete": "Pod"}
 	for name, kind := range want {
 		if stages[name] != kind {
