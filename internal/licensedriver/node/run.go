@@ -26,6 +26,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 
@@ -72,6 +73,9 @@ type Options struct {
 	// plugin (Kubernetes 1.33 and later): the old and the new pod serve side
 	// by side. Pass the pod's UID from the downward API. Optional.
 	PodUID types.UID
+
+	// listen replaces the DRA socket's listener, for tests.
+	listen func(ctx context.Context, path string) (net.Listener, error)
 }
 
 // complete fills in the defaults and checks o; it returns a copy.
@@ -147,6 +151,9 @@ func Run(ctx context.Context, o Options) error {
 	}
 	if o.NodeName != "" {
 		opts = append(opts, kubeletplugin.NodeName(o.NodeName))
+	}
+	if o.listen != nil {
+		opts = append(opts, kubeletplugin.PluginListener(o.listen))
 	}
 	if o.PodUID != "" {
 		opts = append(opts, kubeletplugin.RollingUpdate(o.PodUID))
