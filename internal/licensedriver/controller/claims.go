@@ -1,0 +1,113 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package controller
+
+import (
+	"sync"
+	"time"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
+)
+
+// allocations tracks the driver's devices that ResourceClaims hold, by pool,
+// from the claim informer's events. It holds one entry per allocated device
+// of the driver, so it is as large as the number of seats pods hold.
+type allocations struct {
+	mu sync.Mutex
+	// byClaim holds each claim's devices of the driver, and when they were
+	// first seen allocated: a claim's allocation does not change until it
+	// is released.
+	byClaim map[types.UID][]held
+	now     func() time.Time
+}
+
+type held struct {
+	pool, device string
+	since        time.Time
+}
+
+func newAllocations(now func() time.Time) *allocations {
+	return &allocations{byClaim: map[types.UID][]held{}, now: now}
+}
+
+// set records claim's allocation, or its release when it has none.
+func (a *allocations) set(claim *resourceapi.ResourceClaim) {
+	var devices []held
+	if alloc := claim.Status.Allocation; alloc != nil {
+		since := a.now()
+		if alloc.AllocationTimestamp != nil && alloc.AllocationTimestamp.Time.Before(since) {
+			since = alloc.AllocationTimestamp.Time
+		}
+		for _, r := range alloc.Devices.Results {
+			if r.Driver == licensedriver.DriverName {
+				devices = append(devices, held{pool: r.Pool, device: r.Device, since: since})
+			}
+		}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(devices) == 0 {
+		delete(a.byClaim, claim.UID)
+		return
+	}
+	if old, ok := a.byClaim[claim.UID]; ok && sameDevices(old, devices) {
+		return // keep the first-seen times
+	}
+	a.byClaim[claim.UID] = devices
+}
+
+func (a *allocations) remove(uid types.UID) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.byClaim, uid)
+}
+
+// byPool returns, per pool, the allocated devices and since when. A device
+// two claims hold (which the allocator never does) keeps the older time.
+func (a *allocations) byPool() map[string]map[string]time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := map[string]map[string]time.Time{}
+	for _, devices := range a.byClaim {
+		for _, d := range devices {
+			m := out[d.pool]
+			if m == nil {
+				m = map[string]time.Time{}
+				out[d.pool] = m
+			}
+			if t, ok := m[d.device]; !ok || d.since.Before(t) {
+				m[d.device] = d.since
+			}
+		}
+	}
+	return out
+}
+
+func sameDevices(a, b []held) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].pool != b[i].pool || a[i].device != b[i].device {
+			return false
+		}
+	}
+	return true
+}
