@@ -28,6 +28,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/dynamic-resource-allocation/kubeletplugin"
+	"k8s.io/dynamic-resource-allocation/resourceclaim"
 	"k8s.io/klog/v2"
 
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
@@ -131,11 +132,12 @@ func (d *driver) prepareClaim(claim *resourceapi.ResourceClaim) kubeletplugin.Pr
 		return fail(err)
 	}
 	// The kubelet hands a container the CDI devices of every device of the
-	// requests it uses; one per request is enough to set the environment.
+	// requests it uses; one per request is enough to set the environment
+	// (subrequests count as their request: the kubelet gets base names).
 	id := CDIDeviceID(claim.UID)
 	seen := map[string]bool{}
 	for i := range devices {
-		if req := devices[i].Requests[0]; !seen[req] {
+		if req := resourceclaim.BaseRequestRef(devices[i].Requests[0]); !seen[req] {
 			seen[req] = true
 			devices[i].CDIDeviceIDs = []string{id}
 		}

@@ -153,6 +153,15 @@ func TestPrepareUnprepare(t *testing.T) {
 			wantFiles: map[string][]string{SpecFileName(uidA): {matlabEnv}},
 		},
 		{
+			name: "two subrequests of one request: the CDI device once",
+			claims: []*resourceapi.ResourceClaim{allocatedClaim(uidA,
+				result("req-0/big", licensedriver.DriverName, "matlab", "seat-3"),
+				result("req-0/small", licensedriver.DriverName, "matlab", "seat-4"))},
+			want: map[types.UID]prepared{uidA: {Devices: []kubeletplugin.Device{
+				seat("req-0/big", "matlab", "seat-3", CDIDeviceID(uidA)), seat("req-0/small", "matlab", "seat-4")}}},
+			wantFiles: map[string][]string{SpecFileName(uidA): {matlabEnv}},
+		},
+		{
 			name: "two features in two requests, another driver's device ignored",
 			claims: []*resourceapi.ResourceClaim{allocatedClaim(uidA,
 				result("gpu", other, "node-1", "gpu-0"),

@@ -84,17 +84,18 @@ func TestRunThroughGRPC(t *testing.T) {
 		good    = types.UID("1d1d1d1d-0000-4000-8000-00000000001d")
 		unknown = types.UID("2e2e2e2e-0000-4000-8000-00000000002e")
 	)
-	logger, ctx := ktesting.NewTestContext(t)
+	_, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
 	root := t.TempDir()
+	client := fake.NewClientset(
+		allocatedClaim(good, result("container-0-request-0", licensedriver.DriverName, "matlab", "seat-7")),
+		allocatedClaim(unknown, result("container-0-request-0", licensedriver.DriverName, "abaqus", "seat-0")),
+	)
 	o := Options{
-		NodeName: "node-1",
-		KubeClient: fake.NewClientset(
-			allocatedClaim(good, result("container-0-request-0", licensedriver.DriverName, "matlab", "seat-7")),
-			allocatedClaim(unknown, result("container-0-request-0", licensedriver.DriverName, "abaqus", "seat-0")),
-		),
+		NodeName:      "node-1",
+		KubeClient:    client,
 		Config:        testConfig(t),
 		PluginDataDir: filepath.Join(root, "plugins", licensedriver.DriverName),
 		RegistrarDir:  filepath.Join(root, "plugins_registry"),
@@ -191,7 +192,17 @@ func TestRunThroughGRPC(t *testing.T) {
 			t.Errorf("after Run returned: socket %s still there (stat: %v)", s, err)
 		}
 	}
-	logger.Info("Done")
+
+	// What the node role's RBAC must grant: nothing but reading claims
+	// (RBAC has no versions; the claim that is not found is also looked
+	// for in v1beta1 and v1beta2 by the helper's client).
+	calls := map[string]int{}
+	for _, a := range client.Actions() {
+		calls[a.GetVerb()+" "+a.GetResource().GroupResource().String()]++
+	}
+	if diff := cmp.Diff(map[string]int{"get resourceclaims.resource.k8s.io": 7}, calls); diff != "" {
+		t.Errorf("API calls (-want +got):\n%s", diff)
+	}
 }
 
 func TestRunOptions(t *testing.T) {
