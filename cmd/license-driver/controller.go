@@ -1,0 +1,183 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/uuid"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/klog/v2"
+
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver/controller"
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver/source"
+)
+
+type controllerFlags struct {
+	configFile, kubeconfig string
+	leaderElect            bool
+	leaseNamespace         string
+	leaseName              string
+	leaseDuration          time.Duration
+	renewDeadline          time.Duration
+	retryPeriod            time.Duration
+	httpAddress            string
+}
+
+func newControllerCommand() *cobra.Command {
+	f := controllerFlags{}
+	cmd := &cobra.Command{
+		Use:   "controller",
+		Short: "Publish the license features' seats and DeviceClasses (run as a Deployment)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runController(cmd.Context(), f)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.configFile, "config", "", "The LicenseDriverConfiguration file (required).")
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "Kubeconfig file; empty: the in-cluster configuration.")
+	fs.BoolVar(&f.leaderElect, "leader-elect", true, "Elect a leader among the replicas with a Lease, so that one publishes at a time.")
+	fs.StringVar(&f.leaseNamespace, "leader-elect-resource-namespace", "", "Namespace of the Lease; empty: the POD_NAMESPACE environment variable, else kube-system.")
+	fs.StringVar(&f.leaseName, "leader-elect-resource-name", "license-driver", "Name of the Lease.")
+	fs.DurationVar(&f.leaseDuration, "leader-elect-lease-duration", 15*time.Second, "How long a non-leader waits after the last renewal before taking over.")
+	fs.DurationVar(&f.renewDeadline, "leader-elect-renew-deadline", 10*time.Second, "How long the leader retries renewing before it gives up (and exits).")
+	fs.DurationVar(&f.retryPeriod, "leader-elect-retry-period", 2*time.Second, "How long to wait between tries to acquire or renew.")
+	fs.StringVar(&f.httpAddress, "http-address", ":8080", "Address of /metrics and /healthz; empty: no server.")
+	_ = cmd.MarkFlagRequired("config")
+	return cmd
+}
+
+func runController(ctx context.Context, f controllerFlags) error {
+	logger := klog.FromContext(ctx)
+	cfg, err := config.Load(f.configFile)
+	if err != nil {
+		return err
+	}
+	src, err := source.New(cfg)
+	if err != nil {
+		return err
+	}
+	restConfig, err := clientcmd.BuildConfigFromFlags("", f.kubeconfig)
+	if err != nil {
+		return fmt.Errorf("kubeconfig: %w", err)
+	}
+	restConfig.UserAgent = "license-driver-controller"
+	client, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		return err
+	}
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
+	defer broadcaster.Shutdown()
+	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "license-driver-controller"})
+	controller.RegisterMetrics()
+	if f.httpAddress != "" {
+		if err := serveHTTP(ctx, f.httpAddress); err != nil {
+			return err
+		}
+	}
+	opts := controller.Options{Client: client, Config: cfg, Source: src, Recorder: recorder}
+	if !f.leaderElect {
+		return controller.Run(ctx, opts)
+	}
+	return runLeaderElected(ctx, f, client, recorder, func(ctx context.Context) error {
+		logger.Info("Leading: publishing license seats", "driver", licensedriver.DriverName)
+		return controller.Run(ctx, opts)
+	})
+}
+
+// runLeaderElected runs run while this replica holds the Lease. Losing the
+// Lease ends the process with an error, as kube-controller-manager does:
+// the next leader starts from the API server's state.
+func runLeaderElected(ctx context.Context, f controllerFlags, client kubernetes.Interface, recorder record.EventRecorder, run func(context.Context) error) error {
+	ns := f.leaseNamespace
+	if ns == "" {
+		ns = os.Getenv("POD_NAMESPACE")
+	}
+	if ns == "" {
+		ns = "kube-system"
+	}
+	host, _ := os.Hostname()
+	id := host + "_" + string(uuid.NewUUID())
+	lock, err := resourcelock.New(resourcelock.LeasesResourceLock, ns, f.leaseName, client.CoreV1(), client.CoordinationV1(),
+		resourcelock.ResourceLockConfig{Identity: id, EventRecorder: recorder})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var runErr error
+	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+		Lock:            lock,
+		LeaseDuration:   f.leaseDuration,
+		RenewDeadline:   f.renewDeadline,
+		RetryPeriod:     f.retryPeriod,
+		ReleaseOnCancel: true,
+		Name:            f.leaseName,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(ctx context.Context) {
+				runErr = run(ctx)
+				cancel(runErr)
+			},
+			OnStoppedLeading: func() {
+				if ctx.Err() == nil {
+					runErr = errors.New("lost the leader election Lease")
+				}
+			},
+		},
+	})
+	return runErr
+}
+
+func serveHTTP(ctx context.Context, address string) error {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", legacyregistry.Handler())
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+	l, err := net.Listen("tcp", address)
+	if err != nil {
+		return fmt.Errorf("--http-address: %w", err)
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
+	go func() {
+		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			klog.FromContext(ctx).Error(err, "HTTP server failed")
+		}
+	}()
+	return nil
+}

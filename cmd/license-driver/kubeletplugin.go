@@ -1,0 +1,88 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver/node"
+)
+
+type kubeletPluginFlags struct {
+	configFile, kubeconfig string
+	nodeName, podUID       string
+	pluginDataDir          string
+	registrarDir, cdiDir   string
+}
+
+func newKubeletPluginCommand() *cobra.Command {
+	f := kubeletPluginFlags{}
+	cmd := &cobra.Command{
+		Use:   "kubelet-plugin",
+		Short: "Prepare allocated seats on this node for the kubelet (run as a DaemonSet)",
+		Long: `kubelet-plugin registers the driver with the node's kubelet and prepares each
+allocated seat as a CDI device that sets the feature's environment (for example
+LM_LICENSE_FILE) in the pod's containers.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runKubeletPlugin(cmd.Context(), f)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.configFile, "config", "", "The LicenseDriverConfiguration file (required), the controller's.")
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "Kubeconfig file; empty: the in-cluster configuration.")
+	fs.StringVar(&f.nodeName, "node-name", os.Getenv("NODE_NAME"), "The node's name (default: the NODE_NAME environment variable), for logs.")
+	fs.StringVar(&f.podUID, "pod-uid", os.Getenv("POD_UID"), "This pod's UID (default: POD_UID); set, it lets the kubelet run old and new plugin side by side during a rolling update.")
+	fs.StringVar(&f.pluginDataDir, "plugin-data-dir", node.DefaultPluginDataDir, "Directory of the DRA socket the kubelet connects to.")
+	fs.StringVar(&f.registrarDir, "registrar-dir", node.DefaultRegistrarDir, "The kubelet's plugin registration directory.")
+	fs.StringVar(&f.cdiDir, "cdi-dir", node.DefaultCDIDir, "Directory the container runtime reads CDI specs from.")
+	_ = cmd.MarkFlagRequired("config")
+	return cmd
+}
+
+func runKubeletPlugin(ctx context.Context, f kubeletPluginFlags) error {
+	cfg, err := config.Load(f.configFile)
+	if err != nil {
+		return err
+	}
+	restConfig, err := clientcmd.BuildConfigFromFlags("", f.kubeconfig)
+	if err != nil {
+		return fmt.Errorf("kubeconfig: %w", err)
+	}
+	restConfig.UserAgent = "license-driver-kubelet-plugin"
+	client, err := kubernetes.NewForConfig(restConfig)
+	if err != nil {
+		return err
+	}
+	return node.Run(ctx, node.Options{
+		NodeName:      f.nodeName,
+		KubeClient:    client,
+		Config:        cfg,
+		PluginDataDir: f.pluginDataDir,
+		RegistrarDir:  f.registrarDir,
+		CDIDir:        f.cdiDir,
+		PodUID:        types.UID(f.podUID),
+	})
+}

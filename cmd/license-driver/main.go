@@ -1,0 +1,71 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command license-driver is a DRA driver that makes the seats of a license
+// server a counted resource of the cluster. It has two roles, one per
+// subcommand: `controller` (a Deployment, leader-elected) publishes one
+// device per seat and the features' DeviceClasses; `kubelet-plugin` (a
+// DaemonSet) prepares allocated seats on each node. See
+// internal/licensedriver and cmd/license-driver/README.md.
+package main
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"k8s.io/component-base/cli"
+	"k8s.io/component-base/logs"
+	logsapi "k8s.io/component-base/logs/api/v1"
+	_ "k8s.io/component-base/logs/json/register" // --logging-format=json
+	"k8s.io/component-base/version/verflag"
+	"k8s.io/klog/v2"
+)
+
+func main() {
+	os.Exit(cli.Run(newCommand()))
+}
+
+func newCommand() *cobra.Command {
+	logOptions := logs.NewOptions()
+	root := &cobra.Command{
+		Use:   "license-driver",
+		Short: "A DRA driver for the seats of a license server",
+		Long: `license-driver publishes the seats of a license server's features as DRA devices,
+so that Kubernetes' own allocation counts them, and prepares them on the nodes.
+
+A pod asks for a seat with resources.limits: {licenses.adminsched.io/<pool>: 1}.`,
+		SilenceUsage: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			verflag.PrintAndExitIfRequested()
+			if err := logsapi.ValidateAndApply(logOptions, nil); err != nil {
+				return err
+			}
+			// SIGTERM (a pod being stopped) cancels the role's context:
+			// the controller releases its Lease, the kubelet plugin
+			// removes its sockets.
+			ctx, _ := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
+			cmd.SetContext(klog.NewContext(ctx, klog.Background()))
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	logsapi.AddFlags(logOptions, root.PersistentFlags())
+	verflag.AddFlags(root.PersistentFlags())
+	root.AddCommand(newControllerCommand(), newKubeletPluginCommand())
+	return root
+}
