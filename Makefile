@@ -19,14 +19,15 @@ LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION)+adminsched
 
 # The playground's engine (internal/playground itself) runs whole scenarios on
 # a fresh cluster per row: it runs with the integration tests.
-UNIT_PKGS := ./apis/... ./pkg/... $(filter-out github.com/adminsched/scheduler-plugins/internal/playground,$(shell $(GO) list ./internal/...)) ./cmd/scheduler/... ./hack/release-manifests/...
+UNIT_PKGS := ./apis/... ./pkg/... $(filter-out github.com/adminsched/scheduler-plugins/internal/playground,$(shell $(GO) list ./internal/...)) ./cmd/scheduler/... ./cmd/license-driver/... ./hack/release-manifests/...
 
 .PHONY: all
 all: build
 
 .PHONY: build
-build: ## Build bin/kube-scheduler.
+build: ## Build bin/kube-scheduler and bin/license-driver.
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/kube-scheduler ./cmd/scheduler
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/license-driver ./cmd/license-driver
 
 IMAGE ?= adminsched/kube-scheduler:$(VERSION)
 DOCKER ?= docker
@@ -82,7 +83,7 @@ helm: ## Build bin/helm from hack/tools/helm/go.mod (skipped when up to date).
 
 .PHONY: integration-test
 integration-test: envtest helm kubectl build ## Tests on the embedded cluster: integration, the playground's engine and command (with the real kubectl), scheduler_perf smoke.
-	PATH=$(BIN_DIR):$$PATH KUBEBUILDER_ASSETS=$(BIN_DIR) SCHEDULER_BINARY=$(BIN_DIR)/kube-scheduler \
+	PATH=$(BIN_DIR):$$PATH KUBEBUILDER_ASSETS=$(BIN_DIR) SCHEDULER_BINARY=$(BIN_DIR)/kube-scheduler LICENSE_DRIVER_BINARY=$(BIN_DIR)/license-driver \
 		$(GO) test -count=1 -timeout 30m ./test/integration/... ./internal/playground ./cmd/playground/...
 
 .PHONY: bench
