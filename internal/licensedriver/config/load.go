@@ -17,8 +17,10 @@ limitations under the License.
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"regexp"
 	"strings"
@@ -30,6 +32,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
+
+	yamlv3 "go.yaml.in/yaml/v3"
 
 	"github.com/adminsched/scheduler-plugins/internal/filelimit"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
@@ -65,7 +69,12 @@ func Decode(data []byte) (*Configuration, error) {
 	if errs := yaml11.Check(data); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
-	j, err := yaml.YAMLToJSON(data)
+	if n := documents(data); n > 1 {
+		return nil, fmt.Errorf("the file holds %d YAML documents; the configuration is one", n)
+	}
+	// Strict: YAMLToJSON keeps the last of two equal keys without a word, and
+	// the JSON it makes has no duplicate left for UnmarshalStrict to find.
+	j, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +91,26 @@ func Decode(data []byte) (*Configuration, error) {
 		return nil, errs.ToAggregate()
 	}
 	return &c, nil
+}
+
+// documents counts the YAML documents in data that hold something:
+// sigs.k8s.io/yaml decodes the first and drops the others without a word. A
+// document that does not parse counts as one; decoding reports it.
+func documents(data []byte) int {
+	d := yamlv3.NewDecoder(bytes.NewReader(data))
+	n := 0
+	for {
+		var doc yamlv3.Node
+		if err := d.Decode(&doc); err != nil {
+			if !errors.Is(err, io.EOF) {
+				n++
+			}
+			return n
+		}
+		if len(doc.Content) > 0 && doc.Content[0].ShortTag() != "!!null" {
+			n++
+		}
+	}
 }
 
 // SetDefaults fills what the file leaves out.
@@ -238,9 +267,22 @@ func validateResourceName(name string, p *field.Path) field.ErrorList {
 	if !ok || strings.HasSuffix(prefix, "kubernetes.io") || strings.HasPrefix(name, corev1.ResourceHugePagesPrefix) {
 		return field.ErrorList{field.Invalid(p, name, "must be an extended resource name: <domain>/<name>, not in kubernetes.io")}
 	}
+	// What the API server checks of a DeviceClass's extendedResourceName
+	// (IsExtendedResourceName): quota names a request of it
+	// "requests.<name>", so that prefix is refused and the name must stay
+	// qualified with it.
+	if rest, ok := strings.CutPrefix(name, corev1.DefaultResourceRequestsPrefix); ok {
+		return field.ErrorList{field.Invalid(p, name, fmt.Sprintf("must not start with %q: quota reads that as a request of %s", corev1.DefaultResourceRequestsPrefix, rest))}
+	}
 	var errs field.ErrorList
 	for _, msg := range validation.IsQualifiedName(name) {
 		errs = append(errs, field.Invalid(p, name, msg))
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	for _, msg := range validation.IsQualifiedName(corev1.DefaultResourceRequestsPrefix + name) {
+		errs = append(errs, field.Invalid(p, name, fmt.Sprintf("%s (with quota's %q before it)", msg, corev1.DefaultResourceRequestsPrefix)))
 	}
 	return errs
 }
