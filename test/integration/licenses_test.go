@@ -26,6 +26,8 @@ import (
 
 	"context"
 
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -249,5 +251,45 @@ func (tc *testContext) checkAllocatedPublished(pool string) {
 				tc.t.Errorf("claim %s holds %s/%s, which is no longer published", c.Name, pool, r.Device)
 			}
 		}
+	}
+}
+
+// TestLicensePodsUnderOurPlugins: pods that ask for seats are placed by our
+// plugins as pods that do not: with NodeLessPods spreading and a node in a
+// maintenance window, 12 pods, every other one with a seat, go 6 and 6 on
+// the two open nodes, and the same 12 without seats go the same way.
+func TestLicensePodsUnderOurPlugins(t *testing.T) {
+	tc := newTestContext(t)
+	nodes := tc.createNodes(makeNode(tc.ns+"-a"), makeNode(tc.ns+"-b"), makeNode(tc.ns+"-c", withWindow(windowFrom(-time.Minute, time.Hour))))
+	cfg, features := tc.licenseConfig("PLACED")
+	f := features["PLACED"]
+	tc.startLicenseController(cfg, newLicenseServer(map[string]int{"PLACED": 10}))
+	tc.waitFreeSeats(f.Pool, 10)
+	tc.startScheduler(schedulerConfig(profile("NodeLessPods", 3, nil, "PlacementPolicy", "MaintenanceWindow")))
+
+	place := func(prefix string, withSeats bool) map[string]int {
+		for i := range 12 {
+			name := fmt.Sprintf("%s-%d", prefix, i)
+			pod := tc.makePod(name)
+			if withSeats && i%2 == 0 {
+				pod = tc.licensePod(name, map[string]int64{f.ResourceName: 1})
+			}
+			pod.Labels["set"] = prefix
+			tc.createPod(pod)
+			tc.waitScheduled(name) // one at a time: each sees the last
+		}
+		return tc.podsPerNode(nodes, func(p *v1.Pod) bool { return p.Labels["set"] == prefix })
+	}
+	withSeats := place("seats", true)
+	for _, n := range tc.boundPods() {
+		tc.deletePod(tc.ns, n)
+	}
+	without := place("plain", false)
+	want := map[string]int{nodes[0]: 6, nodes[1]: 6, nodes[2]: 0}
+	if diff := cmp.Diff(want, withSeats); diff != "" {
+		t.Errorf("pods with seats per node (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, without); diff != "" {
+		t.Errorf("pods without seats per node (-want +got):\n%s", diff)
 	}
 }
