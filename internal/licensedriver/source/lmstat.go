@@ -57,9 +57,9 @@ func NewLMStat(command []string, timeout time.Duration) (*LMStat, error) {
 }
 
 // Read runs the command once. A non-zero exit status is an error even when
-// the command printed a report: lmstat exits non-zero when it could not
-// reach a server, and a partial report would make that server's features
-// look unknown one poll and back the next.
+// the command printed a report: lmstat documents no exit status, and the
+// report of a run that failed may lack a server it could not reach, whose
+// features would then look unknown one poll and back the next.
 func (s *LMStat) Read(ctx context.Context) (Reading, error) {
 	logger := klog.FromContext(ctx)
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)

@@ -125,7 +125,8 @@ func ParseLMStat(r io.Reader, now time.Time) (Reading, error) {
 			cur = nil
 			continue
 		}
-		if m := usersOfLine.FindStringSubmatch(line); m != nil {
+		// Cheap prefix and substring tests first: most lines are neither.
+		if m := matchIf(strings.HasPrefix(line, "Users of "), usersOfLine, line); m != nil {
 			usersOf++
 			cur = nil
 			name, rest := m[1], m[2]
@@ -162,7 +163,7 @@ func ParseLMStat(r io.Reader, now time.Time) (Reading, error) {
 			continue
 		}
 		if cur != nil {
-			if m := checkoutLine.FindStringSubmatch(line); m != nil {
+			if m := matchIf(strings.Contains(line, ", start "), checkoutLine, line); m != nil {
 				c, err := parseCheckout(m[1], m[2], m[3], now)
 				if err != nil {
 					cur.bad = fmt.Sprintf("line %d: %v", lineNo, err)
@@ -173,7 +174,8 @@ func ParseLMStat(r io.Reader, now time.Time) (Reading, error) {
 				continue
 			}
 		}
-		if firstBad == "" && looksLikeTrouble(line) {
+		// Only a report without features quotes it.
+		if usersOf == 0 && firstBad == "" && looksLikeTrouble(line) {
 			firstBad = line
 		}
 	}
@@ -222,6 +224,13 @@ func ParseLMStat(r io.Reader, now time.Time) (Reading, error) {
 		out.Unavailable = unavailable
 	}
 	return out, nil
+}
+
+func matchIf(try bool, re *regexp.Regexp, s string) []string {
+	if !try {
+		return nil
+	}
+	return re.FindStringSubmatch(s)
 }
 
 // checkFeature returns what is wrong with f's counts, or "".

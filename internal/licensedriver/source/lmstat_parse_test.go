@@ -18,6 +18,7 @@ package source
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -262,6 +263,7 @@ func FuzzParseLMStat(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(server + "Users of A:  (Total of 1 license issued;  Total of 5 licenses in use)\n    u h d, start Sat 2/29 8:00, 2 licenses\n"))
+	f.Add([]byte(server + "Users of A:  (Total of 5 licenses issued;  Total of 1 license in use)\n    u h d, start Mon 11/30 9:00, 3 licenses\n"))
 	now := at("2026-11-30 09:40")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, err := ParseLMStat(bytes.NewReader(data), now)
@@ -305,4 +307,39 @@ func FuzzParseLMStat(f *testing.F) {
 			t.Errorf("second parse differs (-first +second):\n%s", diff)
 		}
 	})
+}
+
+// lmstatReport is a report of features features with checkouts checkouts
+// each, some of two seats.
+func lmstatReport(features, checkouts int) []byte {
+	var b bytes.Buffer
+	b.WriteString(server + "\nFeature usage info:\n\n")
+	for i := range features {
+		fmt.Fprintf(&b, "Users of FEATURE_%d:  (Total of %d licenses issued;  Total of %d licenses in use)\n\n", i, 2*checkouts, checkouts+checkouts/2)
+		fmt.Fprintf(&b, "  \"FEATURE_%d\" v2026.03, vendor: vendord, expiry: 30-jun-2027\n  floating license\n\n", i)
+		for j := range checkouts {
+			fmt.Fprintf(&b, "    user%d node-%d.hpc.example.com /dev/pts/%d (v2026.03) (licsrv/27000 %d), start Mon 11/30 9:%02d", j, j, j%8, 100+j, j%60)
+			if j%2 == 1 {
+				b.WriteString(", 2 licenses")
+			}
+			b.WriteString("\n")
+		}
+		b.WriteString("\n")
+	}
+	return b.Bytes()
+}
+
+// BenchmarkParseLMStat parses a report of 1,000 features with 10 checkouts
+// each (15,000 seats in use).
+func BenchmarkParseLMStat(b *testing.B) {
+	data := lmstatReport(1000, 10)
+	now := at("2026-11-30 09:40")
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := ParseLMStat(bytes.NewReader(data), now)
+		if err != nil || len(r.Features) != 1000 {
+			b.Fatalf("%d features, %v", len(r.Features), err)
+		}
+	}
 }
