@@ -362,3 +362,33 @@ func TestDecodeTooManyFeatures(t *testing.T) {
 		t.Errorf("error (-want +got):\n%s", diff)
 	}
 }
+
+// FuzzDecode checks that Decode never panics and that what it accepts is
+// valid and already defaulted: validating and defaulting it again changes
+// nothing.
+func FuzzDecode(f *testing.F) {
+	example, err := os.ReadFile(filepath.Join("testdata", "example.yaml"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(example)
+	f.Add([]byte(static("  env: {A: \"on\"}\n", "settleWindow: 0s\n")))
+	f.Add([]byte(head + "source: {http: {url: \"https://licsrv/seats\"}}\nfeatures:\n- name: a_b\n- name: A-B\n  pool: x\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := Decode(data)
+		if err != nil {
+			return
+		}
+		if errs := Validate(c); len(errs) > 0 {
+			t.Fatalf("accepted, then invalid: %v", errs.ToAggregate())
+		}
+		again, err := Decode(data)
+		if err != nil {
+			t.Fatalf("second decode: %v", err)
+		}
+		SetDefaults(again)
+		if diff := cmp.Diff(c, again); diff != "" {
+			t.Errorf("defaulting twice changes it (-once +twice):\n%s", diff)
+		}
+	})
+}
