@@ -212,7 +212,7 @@ func (c *controller) resources(ctx context.Context) *resourceslice.DriverResourc
 	now := c.Clock.Now()
 	out := &resourceslice.DriverResources{Pools: map[string]resourceslice.Pool{}}
 	for _, f := range c.Config.Features {
-		p := seats.Pool{Feature: f.Name, Allocated: held[f.Pool]}
+		p := seats.Pool{Name: f.Pool, Feature: f.Name, Allocated: held[f.Pool]}
 		if last != nil && !closed {
 			if r, ok := last.Features[f.Name]; ok {
 				p.Known, p.Total, p.InUse = true, r.Total, r.InUse
@@ -228,7 +228,7 @@ func (c *controller) resources(ctx context.Context) *resourceslice.DriverResourc
 		seatsGauge.WithLabelValues(f.Pool, "external").Set(float64(plan.External))
 		seatsGauge.WithLabelValues(f.Pool, "free").Set(float64(plan.Free))
 		seatsGauge.WithLabelValues(f.Pool, "blocked").Set(float64(plan.Blocked))
-		out.Pools[f.Pool] = resourceslice.Pool{AllNodes: true, Slices: seats.Slices(f.Pool, plan.Devices)}
+		out.Pools[f.Pool] = resourceslice.Pool{AllNodes: true, Slices: seats.Slices(plan.Devices)}
 	}
 	return out
 }

@@ -198,8 +198,8 @@ func TestComputeInvariant(t *testing.T) {
 
 func TestSlices(t *testing.T) {
 	for _, n := range []int{0, 1, 128, 129, 10000} {
-		plan := Compute(Pool{Feature: "f", Known: true, Total: n}, now, settle)
-		slices := Slices("f", plan.Devices)
+		plan := Compute(Pool{Name: "f", Feature: "F", Known: true, Total: n}, now, settle)
+		slices := Slices(plan.Devices)
 		want := max(1, (n+127)/128)
 		if len(slices) != want {
 			t.Errorf("%d seats: %d slices, want %d", n, len(slices), want)
