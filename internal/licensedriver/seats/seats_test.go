@@ -109,8 +109,8 @@ func TestCompute(t *testing.T) {
 			wantCounts: [4]int{1, 8, 0, 2},
 		},
 		{
-			name:       "fewer seats issued: an allocated device past the total stays, unallocated ones go",
-			pool:       Pool{Known: true, Total: 2, Allocated: allocated(time.Hour, "seat-4")},
+			name: "fewer seats issued: an allocated device past the total stays, unallocated ones go",
+			pool: Pool{Known: true, Total: 2, Allocated: allocated(time.Hour, "seat-4")},
 			// 2 issued, 1 held by the pod on seat-4: 1 free
 			want:       []string{free, gone, gone, gone, alloc},
 			wantCounts: [4]int{1, 0, 1, 3},
