@@ -80,6 +80,8 @@ func (s *LMStat) Read(ctx context.Context) (Reading, error) {
 		return Reading{}, fmt.Errorf("lmstat command %s printed more than %d MiB, the most read; it was stopped", name, MaxLMStatBytes>>20)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return Reading{}, fmt.Errorf("lmstat command %s did not finish within its timeout of %s%s", name, s.timeout, stderr.quote())
+	case ctx.Err() != nil:
+		return Reading{}, fmt.Errorf("lmstat command %s stopped: %w", name, ctx.Err())
 	case err != nil:
 		return Reading{}, fmt.Errorf("lmstat command %s: %w%s", name, err, stderr.quote())
 	}

@@ -16,6 +16,14 @@ limitations under the License.
 
 // Package source reads how many seats of each license feature a license
 // server has issued and how many are checked out.
+//
+// Three sources, one per kind of config.Source, built by New: Static (the
+// configured seats, none in use), LMStat (FlexLM's lmutil lmstat -a, parsed
+// by ParseLMStat) and HTTP (a JSON document, parsed by ParseJSON). The
+// parsers are pure functions of their input, bounded in what they read,
+// and fuzzed. A source reports what the server says: InUse may exceed
+// Total, and a configured Feature.Seats cap is applied by the controller,
+// not here.
 package source
 
 import (

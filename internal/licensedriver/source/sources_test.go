@@ -359,3 +359,13 @@ func TestNew(t *testing.T) {
 		})
 	}
 }
+
+func TestLMStatReadCanceled(t *testing.T) {
+	s := lmstatSource(t, "hang", time.Minute)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	_, err := s.Read(ctx)
+	if want := "lmstat command " + os.Args[0] + " stopped: context canceled"; errString(err) != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+}
