@@ -39,7 +39,6 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
-	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/controller"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/source"
 )
@@ -81,7 +80,7 @@ func newControllerCommand() *cobra.Command {
 
 func runController(ctx context.Context, f controllerFlags) error {
 	logger := klog.FromContext(ctx)
-	cfg, err := config.Load(f.configFile)
+	cfg, err := loadConfig(f.configFile)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/node"
 )
 
@@ -63,7 +62,7 @@ LM_LICENSE_FILE) in the pod's containers.`,
 }
 
 func runKubeletPlugin(ctx context.Context, f kubeletPluginFlags) error {
-	cfg, err := config.Load(f.configFile)
+	cfg, err := loadConfig(f.configFile)
 	if err != nil {
 		return err
 	}

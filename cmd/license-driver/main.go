@@ -23,6 +23,7 @@ limitations under the License.
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -34,6 +35,8 @@ import (
 	_ "k8s.io/component-base/logs/json/register" // --logging-format=json
 	"k8s.io/component-base/version/verflag"
 	"k8s.io/klog/v2"
+
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 )
 
 func main() {
@@ -68,4 +71,14 @@ A pod asks for a seat with resources.limits: {licenses.adminsched.io/<pool>: 1}.
 	verflag.AddFlags(root.PersistentFlags())
 	root.AddCommand(newControllerCommand(), newKubeletPluginCommand())
 	return root
+}
+
+// loadConfig reads the file of --config. The error says which file it is:
+// a missing file's error from the OS names only the path.
+func loadConfig(path string) (*config.Configuration, error) {
+	c, err := config.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("the license driver configuration (--config): %w", err)
+	}
+	return c, nil
 }
