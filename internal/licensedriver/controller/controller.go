@@ -182,8 +182,12 @@ func (c *controller) read(ctx context.Context) {
 		for _, f := range c.Config.Features {
 			_, ok := r.Features[f.Name]
 			if !ok && !c.missing[f.Name] {
-				logger.Info("The license server does not report a configured feature: its seats are not offered", "feature", f.Name)
-				c.featureEvent(f, corev1.EventTypeWarning, ReasonNotReported, "The license server does not report feature %q: no seat is offered", f.Name)
+				why := "it does not report it"
+				if reason, named := r.Unavailable[f.Name]; named {
+					why = "it gives no count for it: " + reason
+				}
+				logger.Info("The license server does not count a configured feature: its seats are not offered", "feature", f.Name, "reason", why)
+				c.featureEvent(f, corev1.EventTypeWarning, ReasonNotReported, "No seat of feature %q is offered: the license server %s", f.Name, why)
 			}
 			c.missing[f.Name] = !ok
 		}

@@ -154,7 +154,8 @@ func TestStaleness(t *testing.T) {
 			ctx := context.Background()
 			clk := testingclock.NewFakeClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
 			cfg := testConfig(t, onStale, config.Feature{Name: "MATLAB"}, config.Feature{Name: "CAD"})
-			src := &fakeSource{features: map[string]source.Feature{"MATLAB": {Total: 4, InUse: 1}}}
+			src := &fakeSource{features: map[string]source.Feature{"MATLAB": {Total: 4, InUse: 1}},
+				unavailable: map[string]string{"CAD": "(Error: Cannot find license file)"}}
 			rec := record.NewFakeRecorder(100)
 			c := &controller{Options: Options{Config: cfg, Source: src, Clock: clk, Recorder: rec}, claims: newAllocations(clk.Now), missing: map[string]bool{}}
 
@@ -188,6 +189,9 @@ func TestStaleness(t *testing.T) {
 			var reasons []string
 			for e := range rec.Events {
 				reasons = append(reasons, strings.Fields(e)[1])
+				if strings.Contains(e, ReasonNotReported) && !strings.Contains(e, "(Error: Cannot find license file)") {
+					t.Errorf("event %q does not say why the server gives no count", e)
+				}
 			}
 			// Each event goes to both features' classes; CAD is not reported.
 			want := []string{
@@ -217,15 +221,16 @@ func TestSeatsCap(t *testing.T) {
 }
 
 type fakeSource struct {
-	features map[string]source.Feature
-	err      error
+	features    map[string]source.Feature
+	unavailable map[string]string
+	err         error
 }
 
 func (f *fakeSource) Read(context.Context) (source.Reading, error) {
 	if f.err != nil {
 		return source.Reading{}, f.err
 	}
-	return source.Reading{Features: f.features}, nil
+	return source.Reading{Features: f.features, Unavailable: f.unavailable}, nil
 }
 
 func freeSeats(r *resourceslice.DriverResources, pool string) int {
