@@ -88,13 +88,23 @@ func (p *pipeline) runSteps(ctx context.Context) ([]report.StepResult, error) {
 		if err := p.schedulerCaughtUp(ctx); err != nil {
 			return results, fmt.Errorf("step %d (%s): %w", i+1, st, err)
 		}
-		counts := report.PerNode(p.plan.NodeNames, p.ownedPods())
+		owned := p.ownedPods()
+		counts := report.PerNode(p.plan.NodeNames, owned)
 		var b strings.Builder
 		for _, n := range counts {
 			fmt.Fprintf(&b, " %s=%d", n.Name, n.Pods)
 		}
+		waiting := 0
+		for _, op := range owned {
+			if !report.Bound(op.Pod) {
+				waiting++
+			}
+		}
+		if waiting > 0 {
+			fmt.Fprintf(&b, ", %d waiting", waiting)
+		}
 		fmt.Fprintf(p.progress, "pods per node:%s\n", b.String())
-		results = append(results, report.StepResult{Step: st.String(), Nodes: counts})
+		results = append(results, report.StepResult{Step: st.String(), Nodes: counts, Waiting: waiting})
 	}
 	return results, nil
 }

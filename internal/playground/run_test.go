@@ -50,6 +50,7 @@ func TestPlayScenarios(t *testing.T) {
 		scenario string
 		configs  []string
 		timeout  time.Duration
+		explain  bool
 		check    func(t *testing.T, runs []report.Run, progress string)
 	}{
 		{name: "tutorial then the default profile", scenario: tutorial, configs: []string{shippedConfig, defaultProfile}, check: checkTutorial},
@@ -63,10 +64,13 @@ func TestPlayScenarios(t *testing.T) {
 			configs: []string{consolidationConfig, defaultProfile}, check: checkRebalance},
 		{name: "zero replicas", scenario: "testdata/zero-replicas.yaml", configs: []string{shippedConfig}, timeout: 2 * time.Minute, check: checkZeroReplicas},
 		{name: "any kind", scenario: "testdata/any-kind.yaml", configs: []string{shippedConfig}, check: checkAnyKind},
+		{name: "license seats then the default profile", scenario: scenarios + "licenses.yaml",
+			configs: []string{shippedConfig, defaultProfile}, timeout: 2 * time.Minute, check: checkLicenses},
+		{name: "seats waiting", scenario: "testdata/seats-waiting.yaml", configs: []string{shippedConfig}, explain: true, check: checkSeatsWaiting},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, progress := play(t, Options{Scenario: tt.scenario, Configs: tt.configs, Timeout: tt.timeout})
+			s, progress := play(t, Options{Scenario: tt.scenario, Configs: tt.configs, Timeout: tt.timeout, Explain: tt.explain})
 			tt.check(t, s.Runs, progress)
 		})
 	}

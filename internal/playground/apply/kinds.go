@@ -43,13 +43,19 @@ type kindRule struct {
 	after func(ctx context.Context, a *Applier, res dynamic.ResourceInterface, obj *unstructured.Unstructured) error
 }
 
-const rankOther = 2
+const rankOther = 3
 
 var kindRules = map[schema.GroupKind]kindRule{
 	// Objects go into namespaces: make those first, with their labels.
 	{Kind: "Namespace"}: {rank: 0},
 	// Custom resources map only once their CRD is served.
 	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}: {rank: 1, after: crdEstablished},
+	// DRA's devices, before the pods that ask for them: a pod asking for
+	// a DeviceClass's extended resource before the class exists is judged
+	// as asking for a node's resource, which no node has.
+	{Group: "resource.k8s.io", Kind: "DeviceClass"}:     {rank: 2},
+	{Group: "resource.k8s.io", Kind: "ResourceSlice"}:   {rank: 2},
+	{Group: "resource.k8s.io", Kind: "DeviceTaintRule"}: {rank: 2},
 }
 
 // kindsRule is the rule of gk, the zero rule (rank rankOther) if none.

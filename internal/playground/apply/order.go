@@ -23,8 +23,9 @@ import (
 )
 
 // Order is objs in the order Apply needs them: namespaces, then
-// CustomResourceDefinitions, then everything else, each group in the order
-// given (the ranks are in kinds.go). objs is not changed.
+// CustomResourceDefinitions, then DRA's DeviceClasses, ResourceSlices and
+// DeviceTaintRules, then everything else, each group in the order given
+// (the ranks are in kinds.go). objs is not changed.
 func Order(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
 	out := slices.Clone(objs)
 	slices.SortStableFunc(out, func(x, y *unstructured.Unstructured) int {

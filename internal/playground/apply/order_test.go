@@ -41,6 +41,10 @@ func TestOrder(t *testing.T) {
 		widget = orderTestObject("example.com/v1", "Widget", "w")
 		svc    = orderTestObject("v1", "Service", "web")
 		pc     = orderTestObject("scheduling.k8s.io/v1", "PriorityClass", "high")
+		class  = orderTestObject("resource.k8s.io/v1", "DeviceClass", "matlab")
+		slice  = orderTestObject("resource.k8s.io/v1", "ResourceSlice", "matlab")
+		rule   = orderTestObject("resource.k8s.io/v1", "DeviceTaintRule", "drain")
+		job    = orderTestObject("batch/v1", "Job", "solve")
 		// Same kind name, other group: no rule.
 		otherNS = orderTestObject("example.com/v1", "Namespace", "x")
 	)
@@ -55,6 +59,11 @@ func TestOrder(t *testing.T) {
 			name: "namespaces then CRDs then the rest, each stable",
 			in:   []*unstructured.Unstructured{deploy, widget, crd1, ns1, svc, crd2, ns2, pc},
 			want: []*unstructured.Unstructured{ns1, ns2, crd1, crd2, deploy, widget, svc, pc},
+		},
+		{
+			name: "DRA devices before the pods that ask for them, after namespaces",
+			in:   []*unstructured.Unstructured{job, slice, ns1, rule, class},
+			want: []*unstructured.Unstructured{ns1, slice, rule, class, job},
 		},
 		{name: "kind of another group has no rule", in: []*unstructured.Unstructured{otherNS, crd1, ns1}, want: []*unstructured.Unstructured{ns1, crd1, otherNS}},
 		{name: "nil ranks with the rest", in: []*unstructured.Unstructured{nil, ns1}, want: []*unstructured.Unstructured{ns1, nil}},

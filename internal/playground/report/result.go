@@ -48,6 +48,9 @@ type StepResult struct {
 	// default/web to 2).
 	Step  string       `json:"step"`
 	Nodes []NodeResult `json:"nodes"`
+	// Waiting is how many of the scenario's pods have no node (a Job's
+	// pods waiting for a license seat, say).
+	Waiting int `json:"waiting,omitempty"`
 }
 
 // NodeResult is one node's pod count.

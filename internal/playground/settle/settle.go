@@ -189,9 +189,13 @@ func settleReplicas(s *state, observed bool, wanted int, orderedStop bool) {
 	s.Settled = observed && s.pending == 0 && (len(s.Pods) == wanted || orderedStop)
 }
 
-// settleJob: a Job is settled once it finished, or when every pod it runs
-// is unschedulable (it will not finish then), or when it runs no pod
-// (parallelism 0, suspended: like zero replicas) and none is left.
+// settleJob: a Job is settled once it finished; or when every pod it runs
+// is unschedulable (it will not finish then); or when it runs all the pods
+// it may at once, none pending, and some of them unschedulable: it goes on
+// only as a running pod ends, which a pod held by
+// localcluster.CompleteAfterAnnotation (a license seat, say) does when it
+// is due; or when it runs no pod (parallelism 0, suspended: like zero
+// replicas) and none is left.
 func settleJob(job *batchv1.Job, s *state) {
 	for _, c := range job.Status.Conditions {
 		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
@@ -199,23 +203,35 @@ func settleJob(job *batchv1.Job, s *state) {
 			return
 		}
 	}
-	if ptr.Deref(job.Spec.Parallelism, 1) == 0 || ptr.Deref(job.Spec.Suspend, false) {
+	parallelism := int(ptr.Deref(job.Spec.Parallelism, 1))
+	if parallelism == 0 || ptr.Deref(job.Spec.Suspend, false) {
 		s.Settled = len(s.Pods) == 0
 		s.Wants = "no pods: it runs none"
 		return
 	}
 	s.Wants = "to finish"
-	active := 0
+	active, unschedulable, succeeded := 0, 0, 0
 	for _, p := range s.Pods {
-		if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		switch {
+		case p.Status.Phase == corev1.PodSucceeded:
+			succeeded++
+			continue
+		case p.Status.Phase == corev1.PodFailed:
 			continue
 		}
 		active++
-		if !Unschedulable(p) {
+		switch {
+		case Unschedulable(p):
+			unschedulable++
+		case !Bound(p):
 			return
 		}
 	}
-	s.Settled = active > 0
+	may := parallelism
+	if job.Spec.Completions != nil {
+		may = min(may, int(*job.Spec.Completions)-succeeded)
+	}
+	s.Settled = active > 0 && (unschedulable == active || unschedulable > 0 && active >= may)
 }
 
 // settleOther is the rule of any kind without one of its own (a Service, a

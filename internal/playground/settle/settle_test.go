@@ -82,6 +82,14 @@ func TestSettle(t *testing.T) {
 		}
 		return j
 	}
+	// jobOf runs parallelism pods at once, completions in all (0: unset).
+	jobOf := func(parallelism, completions int32) *batchv1.Job {
+		j := &batchv1.Job{Spec: batchv1.JobSpec{Parallelism: ptr.To(parallelism)}}
+		if completions > 0 {
+			j.Spec.Completions = ptr.To(completions)
+		}
+		return j
+	}
 	service := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "web", "generation": int64(1)}}}
 	custom := func(observed any) *unstructured.Unstructured {
 		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Pool", "metadata": map[string]any{"name": "p", "generation": int64(3)}}}
@@ -138,6 +146,12 @@ func TestSettle(t *testing.T) {
 		{"job running", jobGK, job(""), pods(succeeded, bound), verdict{false, []string{"b", "s"}, "to finish"}},
 		{"job stuck", jobGK, job(""), pods(succeeded, unsched), verdict{true, []string{"s", "u"}, "to finish"}},
 		{"job starting", jobGK, job(""), nil, verdict{false, nil, "to finish"}},
+		// Pods held by a seat they were given: the others wait until one ends.
+		{"job running all it may, one waiting", jobGK, jobOf(2, 0), pods(bound, unsched), verdict{true, []string{"b", "u"}, "to finish"}},
+		{"job not running all it may", jobGK, jobOf(3, 0), pods(bound, unsched), verdict{false, []string{"b", "u"}, "to finish"}},
+		{"job running what is left to complete", jobGK, jobOf(3, 3), pods(succeeded, bound, unsched), verdict{true, []string{"b", "s", "u"}, "to finish"}},
+		{"job running all it may, one pending", jobGK, jobOf(2, 0), pods(pending, unsched), verdict{false, []string{"p", "u"}, "to finish"}},
+		{"job running all it may, none waiting", jobGK, jobOf(1, 0), pods(bound), verdict{false, []string{"b"}, "to finish"}},
 		{"zero replicas", rsGK, rs(0, true), nil, verdict{true, nil, "0 pods, has 0 (0 pending)"}},
 		{"zero replicas, change not observed", rsGK, rs(0, false), nil, verdict{false, nil,
 			"0 pods, has 0 (0 pending), its controller has not seen its last change"}},
