@@ -94,7 +94,7 @@ func (tc *testContext) licenseConfig(features ...string) (*config.Configuration,
 		TypeMeta:     metav1.TypeMeta{APIVersion: config.APIVersion, Kind: config.Kind},
 		Source:       config.Source{HTTP: &config.HTTPSource{URL: "http://licsrv.invalid/features"}},
 		PollInterval: metav1.Duration{Duration: time.Second},
-		SettleWindow: metav1.Duration{Duration: time.Nanosecond},
+		SettleWindow: &metav1.Duration{},
 		StaleAfter:   metav1.Duration{Duration: 3 * time.Second},
 	}
 	suffix := rand.String(5)

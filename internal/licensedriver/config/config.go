@@ -69,7 +69,9 @@ type Configuration struct {
 	// server does not list it yet; after it, a checkout the server lists is
 	// attributed to the cluster's pods up to the number of seats they hold
 	// (see package seats). Default 2m.
-	SettleWindow metav1.Duration `json:"settleWindow,omitempty"`
+	// 0s turns it off: every checkout the server lists is attributed to
+	// the pods first.
+	SettleWindow *metav1.Duration `json:"settleWindow,omitempty"`
 	// StaleAfter is how long the last reading is trusted once the source
 	// fails. Default 5m.
 	StaleAfter metav1.Duration `json:"staleAfter,omitempty"`

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -118,8 +119,8 @@ func SetDefaults(c *Configuration) {
 	if c.PollInterval.Duration == 0 {
 		c.PollInterval.Duration = DefaultPollInterval
 	}
-	if c.SettleWindow.Duration == 0 {
-		c.SettleWindow.Duration = DefaultSettleWindow
+	if c.SettleWindow == nil {
+		c.SettleWindow = &metav1.Duration{Duration: DefaultSettleWindow}
 	}
 	if c.StaleAfter.Duration == 0 {
 		c.StaleAfter.Duration = DefaultStaleAfter
@@ -166,7 +167,7 @@ func Validate(c *Configuration) field.ErrorList {
 		min  time.Duration
 	}{
 		{"pollInterval", c.PollInterval.Duration, time.Second},
-		{"settleWindow", c.SettleWindow.Duration, 0},
+		{"settleWindow", settleWindow(c), 0},
 		{"staleAfter", c.StaleAfter.Duration, c.PollInterval.Duration},
 	} {
 		if d.v < d.min || d.v > 24*time.Hour {
@@ -177,6 +178,15 @@ func Validate(c *Configuration) field.ErrorList {
 		errs = append(errs, field.NotSupported(field.NewPath("onStale"), c.OnStale, []OnStale{FailClosed, Keep}))
 	}
 	return errs
+}
+
+// settleWindow is c's settle window, the default when it is not set
+// (Validate may be given a configuration SetDefaults has not seen).
+func settleWindow(c *Configuration) time.Duration {
+	if c.SettleWindow == nil {
+		return DefaultSettleWindow
+	}
+	return c.SettleWindow.Duration
 }
 
 func validateSource(s *Source, p *field.Path) field.ErrorList {

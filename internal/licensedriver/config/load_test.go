@@ -56,7 +56,7 @@ func TestLoadExample(t *testing.T) {
 			Timeout: metav1.Duration{Duration: DefaultTimeout},
 		}},
 		PollInterval: metav1.Duration{Duration: time.Minute},
-		SettleWindow: metav1.Duration{Duration: DefaultSettleWindow},
+		SettleWindow: &metav1.Duration{Duration: DefaultSettleWindow},
 		StaleAfter:   metav1.Duration{Duration: DefaultStaleAfter},
 		OnStale:      Keep,
 	}
@@ -339,7 +339,7 @@ func TestDecodeValid(t *testing.T) {
 				TypeMeta:     metav1.TypeMeta{APIVersion: APIVersion, Kind: Kind},
 				Features:     []Feature{{Name: "MATLAB", Pool: "matlab", ResourceName: "licenses.adminsched.io/matlab", DeviceClassName: "matlab.licenses.adminsched.io", Seats: ptr.To[int32](10)}},
 				PollInterval: metav1.Duration{Duration: DefaultPollInterval},
-				SettleWindow: metav1.Duration{Duration: DefaultSettleWindow},
+				SettleWindow: &metav1.Duration{Duration: DefaultSettleWindow},
 				StaleAfter:   metav1.Duration{Duration: DefaultStaleAfter},
 				OnStale:      FailClosed,
 			}
@@ -391,4 +391,21 @@ func FuzzDecode(f *testing.F) {
 			t.Errorf("defaulting twice changes it (-once +twice):\n%s", diff)
 		}
 	})
+}
+
+// TestSettleWindowZero: 0s turns the settle window off; left out, it is the
+// default.
+func TestSettleWindowZero(t *testing.T) {
+	for doc, want := range map[string]time.Duration{
+		"settleWindow: 0s\n": 0,
+		"":                   DefaultSettleWindow,
+	} {
+		c, err := Decode([]byte("apiVersion: licenses.adminsched.io/v1alpha1\nkind: LicenseDriverConfiguration\nsource: {static: {}}\nfeatures: [{name: MATLAB, seats: 1}]\n" + doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.SettleWindow.Duration != want {
+			t.Errorf("%q: settle window %s, want %s", doc, c.SettleWindow.Duration, want)
+		}
+	}
 }
