@@ -1,0 +1,393 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	resourceapi "k8s.io/api/resource/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	drapb "k8s.io/kubelet/pkg/apis/dra/v1"
+	registerapi "k8s.io/kubelet/pkg/apis/pluginregistration/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver/node"
+)
+
+const licenseDriverDir = "../../manifests/license-driver"
+
+// The permissions each role of the driver needs, and nothing more ("<namespace>"
+// is the driver's namespace). Each comes from the code that calls it (see
+// manifests/license-driver/clusterroles.yaml and roles.yaml).
+var (
+	controllerNeeds = []scopedPermission{
+		{"cluster", permission{"resource.k8s.io", "resourceslices", "list", ""}},
+		{"cluster", permission{"resource.k8s.io", "resourceslices", "watch", ""}},
+		{"cluster", permission{"resource.k8s.io", "resourceslices", "create", ""}},
+		{"cluster", permission{"resource.k8s.io", "resourceslices", "update", ""}},
+		{"cluster", permission{"resource.k8s.io", "resourceslices", "delete", ""}},
+		{"cluster", permission{"resource.k8s.io", "deviceclasses", "get", ""}},
+		{"cluster", permission{"resource.k8s.io", "deviceclasses", "list", ""}},
+		{"cluster", permission{"resource.k8s.io", "deviceclasses", "create", ""}},
+		{"cluster", permission{"resource.k8s.io", "deviceclasses", "update", ""}},
+		{"cluster", permission{"resource.k8s.io", "deviceclasses", "delete", ""}},
+		{"cluster", permission{"resource.k8s.io", "resourceclaims", "list", ""}},
+		{"cluster", permission{"resource.k8s.io", "resourceclaims", "watch", ""}},
+		{"<namespace>", permission{"coordination.k8s.io", "leases", "get", "license-driver"}},
+		{"<namespace>", permission{"coordination.k8s.io", "leases", "update", "license-driver"}},
+		{"<namespace>", permission{"coordination.k8s.io", "leases", "create", ""}},
+		{"<namespace>", permission{"", "events", "create", ""}},
+		{"<namespace>", permission{"", "events", "patch", ""}},
+		{"default", permission{"", "events", "create", ""}},
+		{"default", permission{"", "events", "patch", ""}},
+	}
+	pluginNeeds = []scopedPermission{
+		{"cluster", permission{"resource.k8s.io", "resourceclaims", "get", ""}},
+	}
+)
+
+// TestLicenseDriverInstall applies manifests/license-driver to the API server
+// and runs the binary as its Deployment and DaemonSet do, with their
+// ServiceAccounts' own tokens and the ConfigMap's config:
+//   - two controller replicas: one takes the Lease, publishes the 10 MATLAB
+//     seats (ResourceSlices of pool matlab) and the DeviceClass; both answer
+//     /healthz; a claim allocated one seat leaves 9 free;
+//   - the kubelet plugin registers and prepares that claim as a CDI device
+//     that sets LM_LICENSE_FILE, reading the claim with its token;
+//   - neither is refused anything ("forbidden" in its log);
+//   - the roles grant exactly what each needs, and the API server's
+//     authorizer refuses each ServiceAccount what it does not need.
+func TestLicenseDriverInstall(t *testing.T) {
+	tc := newTestContext(t)
+	in := readDriverObjects(t, "manifests/license-driver", kustomize(t, licenseDriverDir))
+	tc.apply(in.objs)
+	configPath, cfg := tc.loadDriverConfig(in)
+	var matlab *config.Feature
+	for i := range cfg.Features {
+		if cfg.Features[i].Name == "MATLAB" {
+			matlab = &cfg.Features[i]
+		}
+	}
+	if matlab == nil || ptr.Deref(matlab.Seats, 0) != 10 || cfg.Source.Static == nil {
+		t.Fatalf("the example config should serve 10 MATLAB seats from the static source: %s", in.configData)
+	}
+	// After the binaries have stopped (cleanups run last-in first-out).
+	t.Cleanup(func() { deleteDriverObjects(t, cfg) })
+
+	// The controller, two replicas as the Deployment runs them.
+	controllerConfig := tc.serviceAccountKubeconfig(in.namespace, in.controller.serviceAccount)
+	env := tc.driverEnv(in, in.controller, map[string]string{"metadata.namespace": in.namespace})
+	var controllers []*schedulerProcess
+	var ports []int
+	for i := range 2 {
+		port, err := freePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := tc.driverArgs(in, in.controller, configPath, map[string]string{
+			"--kubeconfig":   controllerConfig,
+			"--http-address": fmt.Sprintf("127.0.0.1:%d", port),
+		})
+		controllers = append(controllers, tc.runDriver(fmt.Sprintf("license-driver-controller-%d", i), env, args...))
+		ports = append(ports, port)
+	}
+	for i, p := range controllers {
+		checkHealthz(t, tc.ctx, p, ports[i])
+	}
+	tc.waitFreeSeats(matlab.Pool, 10)
+	class, err := adminClient.ResourceV1().DeviceClasses().Get(tc.ctx, matlab.DeviceClassName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the DeviceClass of MATLAB: %v", err)
+	}
+	if got, want := ptr.Deref(class.Spec.ExtendedResourceName, ""), licensedriver.DriverName+"/matlab"; got != want {
+		t.Errorf("DeviceClass %s maps extended resource %q, want %q", class.Name, got, want)
+	}
+	lease, err := adminClient.CoordinationV1().Leases(in.namespace).Get(tc.ctx, "license-driver", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the controller's Lease %s/license-driver: %v", in.namespace, err)
+	}
+	if ptr.Deref(lease.Spec.HolderIdentity, "") == "" {
+		t.Errorf("the Lease %s/license-driver has no holder", in.namespace)
+	}
+
+	// A claim that holds one seat, allocated as the scheduler would.
+	_, devices, err := publishedSeats(tc.ctx, matlab.Pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var device string
+	for d := range devices {
+		device = d
+		break
+	}
+	claim := tc.allocateSeat("matlab-seat", matlab.DeviceClassName, matlab.Pool, device)
+	tc.waitFreeSeats(matlab.Pool, 9)
+
+	// The kubelet plugin, as the DaemonSet runs it, with its own token.
+	tc.checkKubeletPlugin(in, configPath, claim, matlab.Env)
+	if err := adminClient.ResourceV1().ResourceClaims(tc.ns).Delete(tc.ctx, claim.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tc.waitFreeSeats(matlab.Pool, 10)
+
+	for _, p := range controllers {
+		if p.exited() {
+			t.Errorf("%s exited", p.name)
+		}
+		if lines := forbidden.FindAllString(p.output(), -1); len(lines) > 0 {
+			t.Errorf("%s running as its ServiceAccount was refused %d times (first: %q): the RBAC misses something", p.name, len(lines), lines[0])
+		}
+	}
+
+	// The roles grant exactly what each needs.
+	rename := map[string]string{in.namespace: "<namespace>"}
+	for _, role := range []struct {
+		pod   driverPod
+		needs []scopedPermission
+	}{{in.controller, controllerNeeds}, {in.plugin, pluginNeeds}} {
+		got := grantsOf(t, in.objs, in.namespace, role.pod.serviceAccount, rename)
+		if diff := cmp.Diff(sortedGrants(role.needs), got, cmp.AllowUnexported(scopedPermission{}, permission{})); diff != "" {
+			t.Errorf("what %s %s's ServiceAccount is granted (-needs +granted):\n%s", role.pod.kind, role.pod.name, diff)
+		}
+	}
+	tc.checkDriverAuthorization(in)
+}
+
+func sortedGrants(p []scopedPermission) []scopedPermission {
+	out := append([]scopedPermission{}, p...)
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// allocateSeat creates a claim in the test's namespace for one device of
+// class and allocates it pool/device, as the scheduler does.
+func (tc *testContext) allocateSeat(name, class, pool, device string) *resourceapi.ResourceClaim {
+	tc.t.Helper()
+	claims := adminClient.ResourceV1().ResourceClaims(tc.ns)
+	claim, err := claims.Create(tc.ctx, &resourceapi.ResourceClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{Requests: []resourceapi.DeviceRequest{{
+			Name: "seat", Exactly: &resourceapi.ExactDeviceRequest{DeviceClassName: class},
+		}}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		tc.t.Fatalf("creating claim %s: %v", name, err)
+	}
+	claim.Status.Allocation = &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{
+		Results: []resourceapi.DeviceRequestAllocationResult{{Request: "seat", Driver: licensedriver.DriverName, Pool: pool, Device: device}},
+	}}
+	claim, err = claims.UpdateStatus(tc.ctx, claim, metav1.UpdateOptions{})
+	if err != nil {
+		tc.t.Fatalf("allocating claim %s: %v", name, err)
+	}
+	return claim
+}
+
+// checkKubeletPlugin runs the kubelet plugin with the DaemonSet's arguments
+// on temporary directories, with its ServiceAccount's token, then, as the
+// kubelet does: reads its registration socket, prepares claim on its DRA
+// socket (a CDI device whose spec sets env), unprepares it, and stops it.
+func (tc *testContext) checkKubeletPlugin(in *driverInstall, configPath string, claim *resourceapi.ResourceClaim, env map[string]string) {
+	t := tc.t
+	t.Helper()
+	// Short paths: a unix socket's path is at most 107 bytes.
+	dir, err := os.MkdirTemp("", "ldi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	pluginDir, registrar, cdi := filepath.Join(dir, "plugin"), filepath.Join(dir, "registry"), filepath.Join(dir, "cdi")
+	// The kubelet creates its registration directory (the DaemonSet's
+	// hostPath is type Directory).
+	if err := os.Mkdir(registrar, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	hostPaths := []string{"--plugin-data-dir", "--registrar-dir", "--cdi-dir"}
+	args := tc.driverArgs(in, in.plugin, configPath, map[string]string{
+		"--kubeconfig":      tc.serviceAccountKubeconfig(in.namespace, in.plugin.serviceAccount),
+		"--plugin-data-dir": pluginDir,
+		"--registrar-dir":   registrar,
+		"--cdi-dir":         cdi,
+	}, hostPaths...)
+	podUID := "0b6e1f52-license-driver-test"
+	proc := tc.runDriver("license-driver-kubelet-plugin", tc.driverEnv(in, in.plugin, map[string]string{
+		"spec.nodeName": "install-node", "metadata.uid": podUID,
+	}), args...)
+
+	var regSocket string
+	err = wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(context.Context) (bool, error) {
+		if proc.exited() {
+			return false, fmt.Errorf("%s exited", proc.name)
+		}
+		matches, err := filepath.Glob(filepath.Join(registrar, "*-reg.sock"))
+		if len(matches) > 0 {
+			regSocket = matches[0]
+		}
+		return regSocket != "", err
+	})
+	if err != nil {
+		t.Fatalf("waiting for the kubelet plugin's registration socket in %s: %v", registrar, err)
+	}
+	info, err := registerapi.NewRegistrationClient(dialUnix(t, regSocket)).GetInfo(tc.ctx, &registerapi.InfoRequest{})
+	if err != nil {
+		t.Fatalf("GetInfo on %s: %v", regSocket, err)
+	}
+	if info.Name != licensedriver.DriverName || !strings.HasPrefix(info.Endpoint, pluginDir+"/") {
+		t.Fatalf("GetInfo: driver %q at %q, want %q in %s", info.Name, info.Endpoint, licensedriver.DriverName, pluginDir)
+	}
+	var draSocket string
+	err = wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(context.Context) (bool, error) {
+		_, err := os.Stat(info.Endpoint)
+		draSocket = info.Endpoint
+		return err == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("the DRA socket %s: %v", info.Endpoint, err)
+	}
+	dra := drapb.NewDRAPluginClient(dialUnix(t, draSocket))
+	pc := &drapb.Claim{Namespace: claim.Namespace, Name: claim.Name, Uid: string(claim.UID)}
+	resp, err := dra.NodePrepareResources(tc.ctx, &drapb.NodePrepareResourcesRequest{Claims: []*drapb.Claim{pc}})
+	if err != nil {
+		t.Fatalf("NodePrepareResources: %v", err)
+	}
+	got := resp.Claims[string(claim.UID)]
+	if got == nil || got.Error != "" || len(got.Devices) != 1 || !cmp.Equal(got.Devices[0].CdiDeviceIds, []string{node.CDIDeviceID(claim.UID)}) {
+		t.Fatalf("NodePrepareResources of %s: %v, want the CDI device %s", claim.Name, got, node.CDIDeviceID(claim.UID))
+	}
+	spec := filepath.Join(cdi, node.SpecFileName(claim.UID))
+	data, err := os.ReadFile(spec)
+	if err != nil {
+		t.Fatalf("the CDI spec of the prepared claim: %v", err)
+	}
+	for k, v := range env {
+		if !strings.Contains(string(data), fmt.Sprintf("%q", k+"="+v)) {
+			t.Errorf("the CDI spec %s does not set %s=%s:\n%s", spec, k, v, data)
+		}
+	}
+	if _, err := dra.NodeUnprepareResources(tc.ctx, &drapb.NodeUnprepareResourcesRequest{Claims: []*drapb.Claim{pc}}); err != nil {
+		t.Errorf("NodeUnprepareResources: %v", err)
+	}
+	if _, err := os.Stat(spec); !os.IsNotExist(err) {
+		t.Errorf("after unprepare, the CDI spec %s: %v, want it removed", spec, err)
+	}
+	proc.stop()
+	if lines := forbidden.FindAllString(proc.output(), -1); len(lines) > 0 {
+		t.Errorf("the kubelet plugin running as its ServiceAccount was refused %d times (first: %q)", len(lines), lines[0])
+	}
+	if _, err := os.Stat(regSocket); !os.IsNotExist(err) {
+		t.Errorf("after SIGTERM, the registration socket %s: %v, want it removed", regSocket, err)
+	}
+}
+
+func dialUnix(t testing.TB, socket string) *grpc.ClientConn {
+	t.Helper()
+	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatalf("dial %s: %v", socket, err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
+}
+
+// checkDriverAuthorization asks the API server's authorizer, with each
+// ServiceAccount's own token, what it may do: what its role needs, yes;
+// what a compromised driver pod could abuse, no.
+func (tc *testContext) checkDriverAuthorization(in *driverInstall) {
+	t := tc.t
+	t.Helper()
+	clientOf := func(p driverPod) kubernetes.Interface {
+		return tc.serviceAccountClient(tc.serviceAccountKubeconfig(in.namespace, p.serviceAccount))
+	}
+	ns := func(s string) string {
+		switch s {
+		case "<namespace>":
+			return in.namespace
+		case "cluster":
+			return ""
+		}
+		return s
+	}
+	refused := map[string][]scopedPermission{
+		"controller": {
+			{"cluster", permission{"", "nodes", "update", ""}},
+			{"cluster", permission{"", "pods", "delete", ""}},
+			{"cluster", permission{"", "pods", "create", ""}},
+			{"cluster", permission{"", "secrets", "get", ""}},
+			{"<namespace>", permission{"", "secrets", "list", ""}},
+			{"<namespace>", permission{"", "configmaps", "update", ""}},
+			{"cluster", permission{"resource.k8s.io", "resourceslices", "patch", ""}},
+			{"cluster", permission{"resource.k8s.io", "resourceclaims", "create", ""}},
+			{"cluster", permission{"resource.k8s.io", "resourceclaims", "update", ""}},
+			{"cluster", permission{"resource.k8s.io", "resourceclaims/status", "update", ""}},
+			{"cluster", permission{"resource.k8s.io", "devicetaintrules", "create", ""}},
+			{"kube-system", permission{"coordination.k8s.io", "leases", "get", "kube-scheduler"}},
+			{"kube-system", permission{"coordination.k8s.io", "leases", "create", ""}},
+			{"<namespace>", permission{"coordination.k8s.io", "leases", "update", "custom-scheduler"}},
+			{"kube-system", permission{"", "events", "create", ""}},
+		},
+		"kubelet-plugin": {
+			{"cluster", permission{"resource.k8s.io", "resourceclaims", "list", ""}},
+			{"cluster", permission{"resource.k8s.io", "resourceclaims", "watch", ""}},
+			{"cluster", permission{"resource.k8s.io", "resourceclaims/status", "update", ""}},
+			{"cluster", permission{"resource.k8s.io", "resourceslices", "list", ""}},
+			{"cluster", permission{"resource.k8s.io", "resourceslices", "create", ""}},
+			{"cluster", permission{"resource.k8s.io", "resourceslices", "update", ""}},
+			{"cluster", permission{"resource.k8s.io", "resourceslices", "delete", ""}},
+			{"cluster", permission{"resource.k8s.io", "deviceclasses", "get", ""}},
+			{"cluster", permission{"", "secrets", "get", ""}},
+			{"cluster", permission{"", "pods", "list", ""}},
+			{"cluster", permission{"", "nodes", "update", ""}},
+			{"<namespace>", permission{"coordination.k8s.io", "leases", "create", ""}},
+			{"<namespace>", permission{"", "events", "create", ""}},
+		},
+	}
+	for _, role := range []struct {
+		name  string
+		pod   driverPod
+		needs []scopedPermission
+	}{{"controller", in.controller, controllerNeeds}, {"kubelet-plugin", in.plugin, pluginNeeds}} {
+		client := clientOf(role.pod)
+		for _, p := range role.needs {
+			if !tc.selfAllowed(client, p.permission, ns(p.scope)) {
+				t.Errorf("the %s's ServiceAccount may not %s: it needs it", role.name, p)
+			}
+		}
+		for _, p := range refused[role.name] {
+			if tc.selfAllowed(client, p.permission, ns(p.scope)) {
+				t.Errorf("the %s's ServiceAccount may %s: it does not need it", role.name, p)
+			}
+		}
+	}
+	// A claim's get, allowed, is by name in any namespace: the kubelet asks
+	// for claims of every namespace.
+	if !tc.selfAllowed(clientOf(in.plugin), permission{"resource.k8s.io", "resourceclaims", "get", "any-claim"}, tc.ns) {
+		t.Errorf("the kubelet plugin's ServiceAccount may not get a claim in %s", tc.ns)
+	}
+}

@@ -1,0 +1,423 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	v1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
+)
+
+// licenseDriverBinary returns the path of the driver binary under test:
+// LICENSE_DRIVER_BINARY, or bin/license-driver, which make build builds.
+func licenseDriverBinary(t testing.TB) string {
+	t.Helper()
+	path := os.Getenv("LICENSE_DRIVER_BINARY")
+	if path == "" {
+		path, _ = filepath.Abs("../../bin/license-driver")
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("this test runs the license driver binary: build it with make build (or set LICENSE_DRIVER_BINARY): %v", err)
+	}
+	return path
+}
+
+// driverPod is the pod template of one of the driver's workloads.
+type driverPod struct {
+	kind, name, namespace string
+	serviceAccount        string
+	container             v1.Container
+	volumes               []v1.Volume
+}
+
+// driverInstall is the license driver's objects, rendered from a
+// kustomization or the chart.
+type driverInstall struct {
+	source string
+	objs   []*unstructured.Unstructured
+	// namespace holds the ConfigMap, the workloads and their
+	// ServiceAccounts.
+	namespace string
+	// configMap, configKey: the ConfigMap and key of the driver's config.
+	configMap, configKey string
+	configData           string
+	controller, plugin   driverPod
+}
+
+// readDriverObjects finds the driver's ConfigMap (the one whose key holds a
+// LicenseDriverConfiguration), its controller Deployment and its
+// kubelet-plugin DaemonSet in objs, which may hold other objects (the
+// chart's scheduler).
+func readDriverObjects(t testing.TB, source string, objs []*unstructured.Unstructured) *driverInstall {
+	t.Helper()
+	in := &driverInstall{source: source, objs: objs}
+	podOf := func(kind string, meta metav1.ObjectMeta, spec v1.PodSpec, containerName string) driverPod {
+		p := driverPod{kind: kind, name: meta.Name, namespace: meta.Namespace, serviceAccount: spec.ServiceAccountName, volumes: spec.Volumes}
+		var found bool
+		for _, c := range spec.Containers {
+			if c.Name == containerName {
+				p.container, found = c, true
+			}
+		}
+		if !found {
+			t.Fatalf("%s: %s %s has no container %q", source, kind, meta.Name, containerName)
+		}
+		if p.serviceAccount == "" {
+			t.Fatalf("%s: %s %s names no ServiceAccount", source, kind, meta.Name)
+		}
+		return p
+	}
+	for _, o := range objs {
+		switch o.GetKind() {
+		case "ConfigMap":
+			var cm v1.ConfigMap
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &cm); err != nil {
+				t.Fatal(err)
+			}
+			for key, data := range cm.Data {
+				if strings.Contains(data, "kind: "+config.Kind) {
+					in.configMap, in.configKey, in.configData, in.namespace = cm.Name, key, data, cm.Namespace
+				}
+			}
+		case "Deployment", "DaemonSet":
+			var meta metav1.ObjectMeta
+			var spec v1.PodSpec
+			if o.GetKind() == "Deployment" {
+				var d appsv1.Deployment
+				if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &d); err != nil {
+					t.Fatal(err)
+				}
+				meta, spec = d.ObjectMeta, d.Spec.Template.Spec
+			} else {
+				var d appsv1.DaemonSet
+				if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &d); err != nil {
+					t.Fatal(err)
+				}
+				meta, spec = d.ObjectMeta, d.Spec.Template.Spec
+			}
+			for _, c := range spec.Containers {
+				switch {
+				case o.GetKind() == "Deployment" && slices.Contains(c.Command, "controller"):
+					in.controller = podOf("Deployment", meta, spec, c.Name)
+				case o.GetKind() == "DaemonSet" && slices.Contains(c.Command, "kubelet-plugin"):
+					in.plugin = podOf("DaemonSet", meta, spec, c.Name)
+				}
+			}
+		}
+	}
+	if in.configMap == "" {
+		t.Fatalf("%s has no ConfigMap holding a %s", source, config.Kind)
+	}
+	if in.controller.name == "" {
+		t.Fatalf("%s has no Deployment running `license-driver controller`", source)
+	}
+	if in.plugin.name == "" {
+		t.Fatalf("%s has no DaemonSet running `license-driver kubelet-plugin`", source)
+	}
+	for _, p := range []driverPod{in.controller, in.plugin} {
+		if p.namespace != in.namespace {
+			t.Errorf("%s: %s %s is in %q, its ConfigMap %s in %q", source, p.kind, p.name, p.namespace, in.configMap, in.namespace)
+		}
+	}
+	return in
+}
+
+// loadConfig writes the ConfigMap's config to a file, as its volume would,
+// and loads it as the binary does.
+func (tc *testContext) loadDriverConfig(in *driverInstall) (string, *config.Configuration) {
+	tc.t.Helper()
+	path := tc.writeFile("license-driver-"+in.configKey, in.configData)
+	cfg, err := config.Load(path)
+	if err != nil {
+		tc.t.Fatalf("%s: the ConfigMap's %s: %v", in.source, in.configKey, err)
+	}
+	return path, cfg
+}
+
+// driverArgs returns the arguments of p's container after the binary (its
+// command, then its args), with --config pointing at configPath and each
+// flag of set replaced by its value (or added, if the container does not
+// pass it). It checks that --config is the ConfigMap's key where its volume
+// is mounted, and that every flag of hostPaths is where the container
+// mounts a hostPath volume of that same path (the kubelet and the runtime
+// resolve the sockets' and CDI specs' paths on the host).
+func (tc *testContext) driverArgs(in *driverInstall, p driverPod, configPath string, set map[string]string, hostPaths ...string) []string {
+	tc.t.Helper()
+	c := p.container
+	if len(c.Command) == 0 {
+		tc.t.Fatalf("%s: %s %s: the container has no command", in.source, p.kind, p.name)
+	}
+	volumes := map[string]v1.Volume{}
+	for _, v := range p.volumes {
+		volumes[v.Name] = v
+	}
+	mountOf := func(path string) (v1.VolumeMount, v1.Volume, bool) {
+		for _, m := range c.VolumeMounts {
+			if m.MountPath == path || strings.HasPrefix(path, m.MountPath+"/") {
+				return m, volumes[m.Name], true
+			}
+		}
+		return v1.VolumeMount{}, v1.Volume{}, false
+	}
+	args := append(append([]string{}, c.Command[1:]...), c.Args...)
+	seen := map[string]bool{}
+	for i, a := range args {
+		flag, value, ok := strings.Cut(a, "=")
+		if !ok || !strings.HasPrefix(flag, "--") {
+			continue
+		}
+		seen[flag] = true
+		switch {
+		case flag == "--config":
+			m, v, ok := mountOf(value)
+			if !ok || v.ConfigMap == nil || v.ConfigMap.Name != in.configMap || value != m.MountPath+"/"+in.configKey {
+				tc.t.Errorf("%s: %s %s: --config=%s is not the key %s of the ConfigMap %s where the container mounts it", in.source, p.kind, p.name, value, in.configKey, in.configMap)
+			}
+			args[i] = "--config=" + configPath
+		case slices.Contains(hostPaths, flag):
+			m, v, ok := mountOf(value)
+			if !ok || v.HostPath == nil || m.MountPath != value || v.HostPath.Path != value || m.ReadOnly {
+				tc.t.Errorf("%s: %s %s: %s=%s is not a writable hostPath volume of the same path mounted at that path (mounts %v)", in.source, p.kind, p.name, flag, value, c.VolumeMounts)
+			}
+		}
+		if v, ok := set[flag]; ok {
+			args[i] = flag + "=" + v
+		}
+	}
+	if !seen["--config"] {
+		tc.t.Fatalf("%s: %s %s passes no --config=", in.source, p.kind, p.name)
+	}
+	for _, flag := range hostPaths {
+		if !seen[flag] {
+			tc.t.Errorf("%s: %s %s does not pass %s: the default would do, but the test checks the mount against the flag", in.source, p.kind, p.name, flag)
+		}
+	}
+	var added []string
+	for flag, v := range set {
+		if !seen[flag] {
+			added = append(added, flag+"="+v)
+		}
+	}
+	sort.Strings(added)
+	return append(args, added...)
+}
+
+// driverEnv resolves the container's environment: fieldRefs from fields
+// (fieldPath -> value), literal values as they are. Anything else fails
+// the test: it would not be set here as it is in a pod.
+func (tc *testContext) driverEnv(in *driverInstall, p driverPod, fields map[string]string) []string {
+	tc.t.Helper()
+	var env []string
+	for _, e := range p.container.Env {
+		switch {
+		case e.ValueFrom == nil:
+			env = append(env, e.Name+"="+e.Value)
+		case e.ValueFrom.FieldRef != nil:
+			v, ok := fields[e.ValueFrom.FieldRef.FieldPath]
+			if !ok {
+				tc.t.Fatalf("%s: %s %s: env %s from field %s: adapt the test", in.source, p.kind, p.name, e.Name, e.ValueFrom.FieldRef.FieldPath)
+			}
+			env = append(env, e.Name+"="+v)
+		default:
+			tc.t.Fatalf("%s: %s %s: env %s from %v: adapt the test", in.source, p.kind, p.name, e.Name, e.ValueFrom)
+		}
+	}
+	return env
+}
+
+// runDriver starts the driver binary with env added to this process's
+// environment (without KUBECONFIG, so only --kubeconfig counts); it is
+// stopped with SIGTERM when the test ends, and its output is logged if the
+// test failed.
+func (tc *testContext) runDriver(name string, env []string, args ...string) *schedulerProcess {
+	tc.t.Helper()
+	p := &schedulerProcess{name: name, done: make(chan struct{})}
+	p.cmd = exec.Command(licenseDriverBinary(tc.t), args...)
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "KUBECONFIG=") && !strings.HasPrefix(e, "POD_NAMESPACE=") && !strings.HasPrefix(e, "NODE_NAME=") && !strings.HasPrefix(e, "POD_UID=") {
+			p.cmd.Env = append(p.cmd.Env, e)
+		}
+	}
+	p.cmd.Env = append(p.cmd.Env, env...)
+	p.cmd.Stdout, p.cmd.Stderr = p, p
+	if err := p.cmd.Start(); err != nil {
+		tc.t.Fatalf("starting %s: %v", name, err)
+	}
+	go func() {
+		_ = p.cmd.Wait()
+		close(p.done)
+	}()
+	tc.t.Cleanup(func() {
+		p.stop()
+		if tc.t.Failed() {
+			tc.t.Logf("output of %s:\n%s", name, p.output())
+		}
+	})
+	return p
+}
+
+// checkHealthz calls GET /healthz on the controller's plain HTTP address,
+// as the Deployment's probes do, and expects 200.
+func checkHealthz(t *testing.T, ctx context.Context, proc *schedulerProcess, port int) {
+	t.Helper()
+	client := &http.Client{Timeout: 5 * time.Second}
+	var last string
+	err := wait.PollUntilContextTimeout(ctx, pollInterval, waitTimeout, true, func(ctx context.Context) (bool, error) {
+		if proc.exited() {
+			return false, fmt.Errorf("%s exited", proc.name)
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/healthz", port), nil)
+		if err != nil {
+			return false, err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		defer resp.Body.Close()
+		last = resp.Status
+		return resp.StatusCode == http.StatusOK, nil
+	})
+	if err != nil {
+		t.Errorf("GET /healthz of %s: %v (last: %s)", proc.name, err, last)
+	}
+}
+
+// scope is where a permission holds: "cluster", or a namespace.
+type scopedPermission struct {
+	scope string
+	permission
+}
+
+func (p scopedPermission) String() string { return p.scope + ": " + p.permission.String() }
+
+// grantsOf returns every permission the ServiceAccount namespace/sa gets
+// from the bindings and roles in objs, sorted, with the namespace names of
+// rename replaced ("adminsched-license-driver" -> "<namespace>"), so that a
+// kustomization and a chart compare. A binding to a role that objs do not
+// hold fails the test: this driver uses no built-in role.
+func grantsOf(t testing.TB, objs []*unstructured.Unstructured, namespace, sa string, rename map[string]string) []scopedPermission {
+	t.Helper()
+	clusterRoles, roles := map[string][]rbacv1.PolicyRule{}, map[string][]rbacv1.PolicyRule{}
+	for _, o := range objs {
+		switch o.GetKind() {
+		case "ClusterRole":
+			var r rbacv1.ClusterRole
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &r); err != nil {
+				t.Fatal(err)
+			}
+			clusterRoles[r.Name] = r.Rules
+		case "Role":
+			var r rbacv1.Role
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &r); err != nil {
+				t.Fatal(err)
+			}
+			roles[r.Namespace+"/"+r.Name] = r.Rules
+		}
+	}
+	scopeName := func(ns string) string {
+		if n, ok := rename[ns]; ok {
+			return n
+		}
+		return ns
+	}
+	var out []scopedPermission
+	for _, o := range objs {
+		if o.GetKind() != "ClusterRoleBinding" && o.GetKind() != "RoleBinding" {
+			continue
+		}
+		var b rbacv1.RoleBinding
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &b); err != nil {
+			t.Fatal(err)
+		}
+		var ours bool
+		for _, s := range b.Subjects {
+			ours = ours || (s.Kind == "ServiceAccount" && s.Name == sa && s.Namespace == namespace)
+		}
+		if !ours {
+			continue
+		}
+		scope := "cluster"
+		if o.GetKind() == "RoleBinding" {
+			scope = scopeName(b.Namespace)
+		}
+		var rules []rbacv1.PolicyRule
+		var ok bool
+		if b.RoleRef.Kind == "ClusterRole" {
+			rules, ok = clusterRoles[b.RoleRef.Name]
+		} else {
+			rules, ok = roles[b.Namespace+"/"+b.RoleRef.Name]
+		}
+		if !ok {
+			t.Fatalf("%s %s binds %s/%s to %s %s, which is not among the objects", o.GetKind(), b.Name, namespace, sa, b.RoleRef.Kind, b.RoleRef.Name)
+		}
+		for _, p := range permissions(t, rules) {
+			out = append(out, scopedPermission{scope: scope, permission: p})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// deleteDriverObjects deletes the DeviceClasses and the pools' ResourceSlices
+// of cfg: they are cluster-wide, and other tests publish pools of this
+// driver too.
+func deleteDriverObjects(t testing.TB, cfg *config.Configuration) {
+	t.Helper()
+	ctx := context.Background()
+	pools := map[string]bool{}
+	for _, f := range cfg.Features {
+		pools[f.Pool] = true
+		if err := adminClient.ResourceV1().DeviceClasses().Delete(ctx, f.DeviceClassName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting DeviceClass %s: %v", f.DeviceClassName, err)
+		}
+	}
+	list, err := adminClient.ResourceV1().ResourceSlices().List(ctx, metav1.ListOptions{FieldSelector: "spec.driver=" + licensedriver.DriverName})
+	if err != nil {
+		t.Errorf("listing the driver's ResourceSlices: %v", err)
+		return
+	}
+	for _, s := range list.Items {
+		if !pools[s.Spec.Pool.Name] {
+			continue
+		}
+		if err := adminClient.ResourceV1().ResourceSlices().Delete(ctx, s.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("deleting ResourceSlice %s: %v", s.Name, err)
+		}
+	}
+}
