@@ -125,7 +125,10 @@ type LMStatSource struct {
 
 // HTTPSource reads a JSON document of the form
 //
-//	{"features": [{"name": "MATLAB", "total": 10, "inUse": 3}]}
+//	{"features": [{"name": "MATLAB", "total": 10, "inUse": 3,
+//	  "checkouts": [{"user": "ana", "host": "ws12", "count": 1, "since": "2026-12-01T09:12:00Z"}]}]}
+//
+// (checkouts optional; see source.ParseJSON).
 type HTTPSource struct {
 	// URL to GET, http or https.
 	URL string `json:"url"`
