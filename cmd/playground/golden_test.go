@@ -45,6 +45,7 @@ var goldenRuns = []struct {
 	{scenario: "placement.yaml", config: scenarios + "placement-config.yaml", compare: defaultProfile},
 	{scenario: "maintenance.yaml", config: "../../manifests/maintenancewindow/scheduler-config.yaml", compare: defaultProfile},
 	{scenario: "rebalance.yaml", config: "../../manifests/nodelesspods/consolidation-config.yaml", compare: defaultProfile},
+	{scenario: "licenses.yaml", config: shippedConfig, compare: defaultProfile},
 }
 
 // TestGolden runs every shipped scenario as the README's table does and
@@ -132,10 +133,11 @@ func readGoldenNodes(t *testing.T, path string) map[string]goldenNode {
 // many pods it has, how many nodes they are on and, but with the default
 // profile (whose plugins see the nodes of the shipped scenarios as alike),
 // of which node specs (the group a count expands), and why pods are unbound;
-// per step, how many pods are on how many nodes. Not which node of a spec, nor how many pods
-// each: where nodes tie on score the scheduler breaks the tie at random (the
-// order in which its goroutines filtered them, opportunistic batching), so
-// those vary from run to run of the same code. internal/playground's
+// per step, how many pods are on how many nodes and how many wait. Not
+// which node of a spec, nor how many pods each: where nodes tie on score
+// the scheduler breaks the tie at random (the order in which its goroutines
+// filtered them, opportunistic batching), so those vary from run to run of
+// the same code. internal/playground's
 // TestPlayScenarios checks the exact placements the README promises.
 func goldenText(runs []report.Run, nodes map[string]goldenNode) string {
 	var b strings.Builder
@@ -144,7 +146,11 @@ func goldenText(runs []report.Run, nodes map[string]goldenNode) string {
 		res := r.Result
 		fmt.Fprintf(&b, "  %s\n", spreadOver(res.Nodes))
 		for _, st := range res.Steps {
-			fmt.Fprintf(&b, "  after %s: %s\n", st.Step, spreadOver(st.Nodes))
+			fmt.Fprintf(&b, "  after %s: %s", st.Step, spreadOver(st.Nodes))
+			if st.Waiting > 0 {
+				fmt.Fprintf(&b, ", %d waiting", st.Waiting)
+			}
+			fmt.Fprintln(&b)
 		}
 		type objectPods struct {
 			pods    int
