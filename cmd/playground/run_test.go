@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -267,4 +268,23 @@ func indexOf(ps []report.PluginWeight, name string) int {
 		}
 	}
 	return -1
+}
+
+// TestExplainSeatWaiting: --explain's text names DynamicResources'
+// rejection, on every node, for a pod waiting for a license seat (the
+// engine's scenario internal/playground/testdata/seats-waiting.yaml: 2
+// seats, 3 pods).
+func TestExplainSeatWaiting(t *testing.T) {
+	code, out, _ := runPlayground(t, "--config", shippedConfig, "--scenario", "../../internal/playground/testdata/seats-waiting.yaml", "--explain")
+	if code != 0 {
+		t.Fatalf("exit code %d, want 0", code)
+	}
+	for _, re := range []string{
+		`-> <none>: Unschedulable: 0/2 nodes are available: 2 cannot allocate all claims\.`,
+		`\n  filtered out:\n    Filter +DynamicResources +UnschedulableAndUnresolvable +cannot allocate all claims +worker-1, worker-2\n`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("text output does not match %q:\n%s", re, out)
+		}
+	}
 }
