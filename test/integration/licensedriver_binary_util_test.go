@@ -54,6 +54,7 @@ type httpLicenseServer struct {
 	inUse  map[string]int
 	status int // 0: 200 with the document
 	errors int // responses with status
+	reads  []time.Time
 }
 
 func (tc *testContext) newHTTPLicenseServer(totals map[string]int) *httpLicenseServer {
@@ -71,6 +72,9 @@ type httpFeature struct {
 
 func (s *httpLicenseServer) serve(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Lock()
+	if len(s.reads) < 1000 {
+		s.reads = append(s.reads, time.Now())
+	}
 	status := s.status
 	doc := struct {
 		Features []httpFeature `json:"features"`
@@ -94,6 +98,18 @@ func (s *httpLicenseServer) setInUse(feature string, n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.inUse[feature] = n
+}
+
+// readAfter returns when the server was first read after t.
+func (s *httpLicenseServer) readAfter(t time.Time) (time.Time, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.reads {
+		if r.After(t) {
+			return r, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // failed returns how many error responses the server sent.
