@@ -86,7 +86,14 @@ var (
 //     authorizer refuses each ServiceAccount what it does not need.
 func TestLicenseDriverInstall(t *testing.T) {
 	tc := newTestContext(t)
-	in := readDriverObjects(t, "manifests/license-driver", kustomize(t, licenseDriverDir))
+	tc.checkDriverInstall(readDriverObjects(t, "manifests/license-driver", kustomize(t, licenseDriverDir)))
+}
+
+// checkDriverInstall applies in's objects and runs the driver as they do
+// (see TestLicenseDriverInstall).
+func (tc *testContext) checkDriverInstall(in *driverInstall) {
+	t := tc.t
+	t.Helper()
 	tc.apply(in.objs)
 	configPath, cfg := tc.loadDriverConfig(in)
 	var matlab *config.Feature

@@ -292,7 +292,7 @@ func (tc *testContext) runDriver(name string, env []string, args ...string) *sch
 
 // checkHealthz calls GET /healthz on the controller's plain HTTP address,
 // as the Deployment's probes do, and expects 200.
-func checkHealthz(t *testing.T, ctx context.Context, proc *schedulerProcess, port int) {
+func checkHealthz(t testing.TB, ctx context.Context, proc *schedulerProcess, port int) {
 	t.Helper()
 	client := &http.Client{Timeout: 5 * time.Second}
 	var last string
