@@ -182,9 +182,9 @@ func (c *controller) read(ctx context.Context) {
 		for _, f := range c.Config.Features {
 			_, ok := r.Features[f.Name]
 			if !ok && !c.missing[f.Name] {
-				why := "it does not report it"
+				why := "does not report it"
 				if reason, named := r.Unavailable[f.Name]; named {
-					why = "it gives no count for it: " + reason
+					why = "gives no count for it: " + reason
 				}
 				logger.Info("The license server does not count a configured feature: its seats are not offered", "feature", f.Name, "reason", why)
 				c.featureEvent(f, corev1.EventTypeWarning, ReasonNotReported, "No seat of feature %q is offered: the license server %s", f.Name, why)
@@ -195,7 +195,11 @@ func (c *controller) read(ctx context.Context) {
 	stale := c.last == nil || now.Sub(c.lastOK) > c.Config.StaleAfter.Duration
 	if stale && !c.stale {
 		logger.Info("The license server's last reading is stale", "lastSuccess", c.lastOK, "onStale", c.Config.OnStale)
-		c.event(corev1.EventTypeWarning, ReasonSourceStale, "No answer from the license server for over %s; onStale is %s", c.Config.StaleAfter.Duration, c.Config.OnStale)
+		if c.last == nil {
+			c.event(corev1.EventTypeWarning, ReasonSourceStale, "The license server has not answered since the driver started; onStale is %s", c.Config.OnStale)
+		} else {
+			c.event(corev1.EventTypeWarning, ReasonSourceStale, "No answer from the license server for over %s; onStale is %s", c.Config.StaleAfter.Duration, c.Config.OnStale)
+		}
 	}
 	c.stale = stale
 	if stale {

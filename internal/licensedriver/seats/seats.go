@@ -46,8 +46,12 @@ limitations under the License.
 // server counts them in use, and their devices are allocated. A pod that
 // was given a seat may not have checked it out yet, so only allocations
 // older than the settle window are subtracted from the server's in-use
-// count; younger ones are assumed not to be in it yet. That errs towards
-// fewer free seats for a settle window, never towards more.
+// count; younger ones are assumed not to be in it yet. Inside the window
+// that errs towards fewer free seats. Past it, a pod that still has not
+// checked out (or never does) is taken to hold a seat the server counts,
+// so an outside checkout can be missed and one seat more offered per such
+// pod: the license server then refuses the extra checkout. Set the window
+// longer than the slowest start to checkout.
 package seats
 
 import (
