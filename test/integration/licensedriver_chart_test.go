@@ -26,7 +26,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
@@ -73,6 +76,11 @@ func TestChartLicenseDriver(t *testing.T) {
 			t.Errorf("%s %s's host volumes differ from manifests/license-driver's (-kustomization +chart):\n%s", role.chart.kind, role.chart.name, diff)
 		}
 	}
+	// The admission policies: the same validations (their match on the
+	// ServiceAccount's name differs: the chart knows its namespace).
+	if diff := cmp.Diff(policyValidations(t, kust.objs), policyValidations(t, chart.objs)); diff != "" {
+		t.Errorf("the chart's ValidatingAdmissionPolicy differs from manifests/license-driver's (-kustomization +chart):\n%s", diff)
+	}
 	_, kustConfig := tc.loadDriverConfig(kust)
 	_, chartConfig := tc.loadDriverConfig(chart)
 	if diff := cmp.Diff(kustConfig, chartConfig); diff != "" {
@@ -80,6 +88,40 @@ func TestChartLicenseDriver(t *testing.T) {
 	}
 
 	tc.checkDriverInstall(chart)
+}
+
+// policyValidations returns the spec of the one ValidatingAdmissionPolicy
+// in objs, without its matchConditions, and checks that a binding denies
+// with it.
+func policyValidations(t *testing.T, objs []*unstructured.Unstructured) *admissionregistrationv1.ValidatingAdmissionPolicySpec {
+	t.Helper()
+	var policy *admissionregistrationv1.ValidatingAdmissionPolicy
+	var bound bool
+	for _, o := range objs {
+		switch o.GetKind() {
+		case "ValidatingAdmissionPolicy":
+			policy = &admissionregistrationv1.ValidatingAdmissionPolicy{}
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, policy); err != nil {
+				t.Fatal(err)
+			}
+		case "ValidatingAdmissionPolicyBinding":
+			var b admissionregistrationv1.ValidatingAdmissionPolicyBinding
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &b); err != nil {
+				t.Fatal(err)
+			}
+			bound = bound || slices.Contains(b.Spec.ValidationActions, admissionregistrationv1.Deny)
+		}
+	}
+	if policy == nil || !bound {
+		t.Errorf("no ValidatingAdmissionPolicy (%v) or no binding that denies (%v)", policy != nil, bound)
+		return nil
+	}
+	spec := policy.Spec.DeepCopy()
+	if len(spec.MatchConditions) != 1 {
+		t.Errorf("the policy %s has %d matchConditions, want 1 (the controller's ServiceAccount)", policy.Name, len(spec.MatchConditions))
+	}
+	spec.MatchConditions = nil
+	return spec
 }
 
 // hostVolumes returns the hostPath volumes by name.

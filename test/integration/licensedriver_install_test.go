@@ -24,11 +24,13 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	resourceapi "k8s.io/api/resource/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -83,7 +85,9 @@ var (
 //     that sets LM_LICENSE_FILE, reading the claim with its token;
 //   - neither is refused anything ("forbidden" in its log);
 //   - the roles grant exactly what each needs, and the API server's
-//     authorizer refuses each ServiceAccount what it does not need.
+//     authorizer refuses each ServiceAccount what it does not need;
+//   - the ValidatingAdmissionPolicy keeps the controller to its own
+//     ResourceSlices and DeviceClasses, which RBAC cannot.
 func TestLicenseDriverInstall(t *testing.T) {
 	tc := newTestContext(t)
 	tc.checkDriverInstall(readDriverObjects(t, "manifests/license-driver", kustomize(t, licenseDriverDir)))
@@ -107,6 +111,9 @@ func (tc *testContext) checkDriverInstall(in *driverInstall) {
 	}
 	// After the binaries have stopped (cleanups run last-in first-out).
 	t.Cleanup(func() { deleteDriverObjects(t, cfg) })
+	// Before the controllers start: the policy in force must let them do
+	// their work.
+	tc.checkAdmissionPolicy(in)
 
 	// The controller, two replicas as the Deployment runs them.
 	controllerConfig := tc.serviceAccountKubeconfig(in.namespace, in.controller.serviceAccount)
@@ -185,6 +192,69 @@ func (tc *testContext) checkDriverInstall(in *driverInstall) {
 		}
 	}
 	tc.checkDriverAuthorization(in)
+}
+
+// checkAdmissionPolicy tries, with the controller ServiceAccount's token,
+// what its RBAC allows but the install's ValidatingAdmissionPolicy must
+// refuse: another driver's ResourceSlice, a DeviceClass without the
+// driver's label, deleting a DeviceClass that is not the driver's. The
+// policy takes effect once the API server has loaded it: each try is
+// repeated until refused.
+func (tc *testContext) checkAdmissionPolicy(in *driverInstall) {
+	t := tc.t
+	t.Helper()
+	sa := tc.serviceAccountClient(tc.serviceAccountKubeconfig(in.namespace, in.controller.serviceAccount))
+	foreignName := "foreign-" + tc.ns
+	foreign, err := adminClient.ResourceV1().DeviceClasses().Create(tc.ctx, &resourceapi.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: foreignName}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = adminClient.ResourceV1().DeviceClasses().Delete(context.Background(), foreign.Name, metav1.DeleteOptions{})
+	})
+	for _, try := range []struct {
+		name string
+		do   func(ctx context.Context) error
+		undo func(ctx context.Context) error
+	}{
+		{"create a ResourceSlice of driver gpu.example.com", func(ctx context.Context) error {
+			_, err := sa.ResourceV1().ResourceSlices().Create(ctx, &resourceapi.ResourceSlice{
+				ObjectMeta: metav1.ObjectMeta{Name: "gpu-" + tc.ns},
+				Spec: resourceapi.ResourceSliceSpec{Driver: "gpu.example.com", AllNodes: ptr.To(true),
+					Pool: resourceapi.ResourcePool{Name: "gpus", ResourceSliceCount: 1}},
+			}, metav1.CreateOptions{})
+			return err
+		}, func(ctx context.Context) error {
+			return adminClient.ResourceV1().ResourceSlices().Delete(ctx, "gpu-"+tc.ns, metav1.DeleteOptions{})
+		}},
+		{"create a DeviceClass without the driver's label", func(ctx context.Context) error {
+			_, err := sa.ResourceV1().DeviceClasses().Create(ctx, &resourceapi.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "unlabelled-" + tc.ns}}, metav1.CreateOptions{})
+			return err
+		}, func(ctx context.Context) error {
+			return adminClient.ResourceV1().DeviceClasses().Delete(ctx, "unlabelled-"+tc.ns, metav1.DeleteOptions{})
+		}},
+		{"delete a DeviceClass that is not the driver's", func(ctx context.Context) error {
+			return sa.ResourceV1().DeviceClasses().Delete(ctx, foreignName, metav1.DeleteOptions{})
+		}, func(ctx context.Context) error {
+			_, err := adminClient.ResourceV1().DeviceClasses().Create(ctx, &resourceapi.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: foreignName}}, metav1.CreateOptions{})
+			return err
+		}},
+	} {
+		last := "not tried"
+		err := wait.PollUntilContextTimeout(tc.ctx, pollInterval, 20*time.Second, true, func(ctx context.Context) (bool, error) {
+			err := try.do(ctx)
+			if err == nil {
+				// Let through, maybe before the policy was loaded: undo, retry.
+				last = "allowed"
+				return false, try.undo(ctx)
+			}
+			last = err.Error()
+			return apierrors.IsForbidden(err) && strings.Contains(last, "ValidatingAdmissionPolicy"), nil
+		})
+		if err != nil {
+			t.Errorf("the controller's ServiceAccount tried to %s: %s, want it refused by a ValidatingAdmissionPolicy (%v)", try.name, last, err)
+		}
+	}
 }
 
 func sortedGrants(p []scopedPermission) []scopedPermission {
