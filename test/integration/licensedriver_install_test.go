@@ -31,7 +31,9 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	resourceapi "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	drapb "k8s.io/kubelet/pkg/apis/dra/v1"
@@ -135,7 +137,7 @@ func (tc *testContext) checkDriverInstall(in *driverInstall) {
 	for i, p := range controllers {
 		checkHealthz(t, tc.ctx, p, ports[i])
 	}
-	tc.waitFreeSeats(matlab.Pool, 10)
+	tc.waitDriverSeats(matlab.Pool, 10)
 	class, err := adminClient.ResourceV1().DeviceClasses().Get(tc.ctx, matlab.DeviceClassName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("the DeviceClass of MATLAB: %v", err)
@@ -152,24 +154,24 @@ func (tc *testContext) checkDriverInstall(in *driverInstall) {
 	}
 
 	// A claim that holds one seat, allocated as the scheduler would.
-	_, devices, err := publishedSeats(tc.ctx, matlab.Pool)
+	free, err := driverSeats(tc.ctx, matlab.Pool)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var device string
-	for d := range devices {
-		device = d
-		break
+	if free.capacity != "" {
+		t.Logf("pool %s: %d free seats in the shared device %s (capacity %s)", free.pool, free.free, free.device, free.capacity)
+	} else {
+		t.Logf("pool %s: %d free seats, one device each", free.pool, free.free)
 	}
-	claim := tc.allocateSeat("matlab-seat", matlab.DeviceClassName, matlab.Pool, device)
-	tc.waitFreeSeats(matlab.Pool, 9)
+	claim := tc.allocateSeat("matlab-seat", matlab.DeviceClassName, free)
+	tc.waitDriverSeats(matlab.Pool, 9)
 
 	// The kubelet plugin, as the DaemonSet runs it, with its own token.
 	tc.checkKubeletPlugin(in, configPath, claim, matlab.Env)
 	if err := adminClient.ResourceV1().ResourceClaims(tc.ns).Delete(tc.ctx, claim.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	tc.waitFreeSeats(matlab.Pool, 10)
+	tc.waitDriverSeats(matlab.Pool, 10)
 
 	for _, p := range controllers {
 		if p.exited() {
@@ -263,10 +265,14 @@ func sortedGrants(p []scopedPermission) []scopedPermission {
 	return out
 }
 
-// allocateSeat creates a claim in the test's namespace for one device of
-// class and allocates it pool/device, as the scheduler does.
-func (tc *testContext) allocateSeat(name, class, pool, device string) *resourceapi.ResourceClaim {
+// allocateSeat creates a claim in the test's namespace for one seat of
+// class and allocates it a free one of seats, as the scheduler does: a
+// device of its own, or a share of a shared device's capacity.
+func (tc *testContext) allocateSeat(name, class string, seats poolSeats) *resourceapi.ResourceClaim {
 	tc.t.Helper()
+	if seats.free == 0 {
+		tc.t.Fatalf("no free seat in pool %s to allocate", seats.pool)
+	}
 	claims := adminClient.ResourceV1().ResourceClaims(tc.ns)
 	claim, err := claims.Create(tc.ctx, &resourceapi.ResourceClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
@@ -277,8 +283,13 @@ func (tc *testContext) allocateSeat(name, class, pool, device string) *resourcea
 	if err != nil {
 		tc.t.Fatalf("creating claim %s: %v", name, err)
 	}
+	result := resourceapi.DeviceRequestAllocationResult{Request: "seat", Driver: licensedriver.DriverName, Pool: seats.pool, Device: seats.device}
+	if seats.capacity != "" {
+		result.ShareID = ptr.To(uuid.NewUUID())
+		result.ConsumedCapacity = map[resourceapi.QualifiedName]resource.Quantity{seats.capacity: resource.MustParse("1")}
+	}
 	claim.Status.Allocation = &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{
-		Results: []resourceapi.DeviceRequestAllocationResult{{Request: "seat", Driver: licensedriver.DriverName, Pool: pool, Device: device}},
+		Results: []resourceapi.DeviceRequestAllocationResult{result},
 	}}
 	claim, err = claims.UpdateStatus(tc.ctx, claim, metav1.UpdateOptions{})
 	if err != nil {

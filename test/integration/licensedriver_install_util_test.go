@@ -32,11 +32,13 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	resourceapi "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
@@ -419,5 +421,110 @@ func deleteDriverObjects(t testing.TB, cfg *config.Configuration) {
 		if err := adminClient.ResourceV1().ResourceSlices().Delete(ctx, s.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			t.Errorf("deleting ResourceSlice %s: %v", s.Name, err)
 		}
+	}
+}
+
+// poolSeats is what a pool of the driver offers a new claim.
+type poolSeats struct {
+	pool string
+	// free is the number of seats a new claim could get.
+	free int
+	// device is one device with a free seat.
+	device string
+	// capacity, for a shared device (allowMultipleAllocations), is the
+	// name of its capacity that each claim consumes one of.
+	capacity resourceapi.QualifiedName
+}
+
+// driverSeats reads pool's free seats from the API server, in either of
+// the driver's ways to publish them: one device per seat (the untainted
+// devices of the pool's newest generation are free), or one shared device
+// whose only capacity is the seats (what allocated claims consume of it is
+// taken).
+func driverSeats(ctx context.Context, pool string) (poolSeats, error) {
+	out := poolSeats{pool: pool}
+	list, err := adminClient.ResourceV1().ResourceSlices().List(ctx, metav1.ListOptions{FieldSelector: "spec.driver=" + licensedriver.DriverName})
+	if err != nil {
+		return out, err
+	}
+	gen := int64(-1)
+	for _, s := range list.Items {
+		if s.Spec.Pool.Name == pool {
+			gen = max(gen, s.Spec.Pool.Generation)
+		}
+	}
+	consumed := map[string]int64{}
+	for _, s := range list.Items {
+		if s.Spec.Pool.Name != pool || s.Spec.Pool.Generation != gen {
+			continue
+		}
+		for _, d := range s.Spec.Devices {
+			if len(d.Taints) > 0 {
+				continue
+			}
+			if !ptr.Deref(d.AllowMultipleAllocations, false) {
+				out.free++
+				out.device = d.Name
+				continue
+			}
+			if len(d.Capacity) != 1 {
+				return out, fmt.Errorf("shared device %s of pool %s has %d capacities, want 1 (the seats)", d.Name, pool, len(d.Capacity))
+			}
+			for name, c := range d.Capacity {
+				out.capacity = name
+				if consumed[d.Name] == 0 {
+					n, err := consumedSeats(ctx, pool, d.Name, name)
+					if err != nil {
+						return out, err
+					}
+					consumed[d.Name] = n
+				}
+				if free := int(c.Value.Value() - consumed[d.Name]); free > 0 {
+					out.free += free
+					out.device = d.Name
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// consumedSeats sums what the allocated claims of every namespace consume
+// of capacity of the device pool/device of the driver.
+func consumedSeats(ctx context.Context, pool, device string, capacity resourceapi.QualifiedName) (int64, error) {
+	claims, err := adminClient.ResourceV1().ResourceClaims("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, c := range claims.Items {
+		if c.Status.Allocation == nil {
+			continue
+		}
+		for _, r := range c.Status.Allocation.Devices.Results {
+			if r.Driver != licensedriver.DriverName || r.Pool != pool || r.Device != device {
+				continue
+			}
+			if q, ok := r.ConsumedCapacity[capacity]; ok {
+				n += q.Value()
+			} else {
+				n++
+			}
+		}
+	}
+	return n, nil
+}
+
+// waitDriverSeats waits until pool offers exactly free seats.
+func (tc *testContext) waitDriverSeats(pool string, free int) {
+	tc.t.Helper()
+	var got poolSeats
+	err := wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(ctx context.Context) (bool, error) {
+		var err error
+		got, err = driverSeats(ctx, pool)
+		return err == nil && got.free == free, err
+	})
+	if err != nil {
+		tc.t.Fatalf("waiting for %d free seats in pool %s (%d now): %v", free, pool, got.free, err)
 	}
 }
