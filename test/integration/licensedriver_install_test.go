@@ -29,6 +29,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -194,6 +195,55 @@ func (tc *testContext) checkDriverInstall(in *driverInstall) {
 		}
 	}
 	tc.checkDriverAuthorization(in)
+	tc.checkPodSecurity(in)
+}
+
+// checkPodSecurity holds the pods of the workloads to the Pod Security
+// levels the install promises, with the API server's PodSecurity admission
+// (server-side dry-run creates): the controller's meets "restricted"; the
+// kubelet plugin's is refused by "baseline" for its hostPath volumes and
+// nothing else, and admitted in the install's namespace. It also checks
+// that the controller's probes hit the port of its --http-address.
+func (tc *testContext) checkPodSecurity(in *driverInstall) {
+	t := tc.t
+	t.Helper()
+	if err := tc.dryRunPod(in.controller, tc.podSecurityNamespace("restricted")); err != nil {
+		t.Errorf("%s: the controller's pod does not meet Pod Security restricted: %v", in.source, err)
+	}
+	err := tc.dryRunPod(in.plugin, tc.podSecurityNamespace("baseline"))
+	_, violations, _ := strings.Cut(fmt.Sprint(err), `violates PodSecurity "baseline:latest": `)
+	if err == nil || !strings.HasPrefix(violations, "hostPath volumes (") || strings.Count(violations, "), ") > 0 {
+		t.Errorf("%s: the kubelet plugin's pod under Pod Security baseline: %v, want it refused for its hostPath volumes only", in.source, err)
+	} else {
+		t.Logf("%s: under baseline the kubelet plugin is refused for %s", in.source, violations)
+	}
+	if err := tc.dryRunPod(in.plugin, in.namespace); err != nil {
+		t.Errorf("%s: the kubelet plugin's pod is refused in its own namespace %s: %v", in.source, in.namespace, err)
+	}
+
+	c := in.controller.container
+	var address string
+	for _, a := range append(append([]string{}, c.Command...), c.Args...) {
+		if v, ok := strings.CutPrefix(a, "--http-address="); ok {
+			address = v
+		}
+	}
+	_, port, _ := strings.Cut(address, ":")
+	for name, probe := range map[string]*v1.Probe{"liveness": c.LivenessProbe, "readiness": c.ReadinessProbe} {
+		if probe == nil || probe.HTTPGet == nil || probe.HTTPGet.Path != "/healthz" {
+			t.Errorf("%s: the controller's %s probe is not GET /healthz: %+v", in.source, name, probe)
+			continue
+		}
+		got := probe.HTTPGet.Port.String()
+		for _, p := range c.Ports {
+			if p.Name == got {
+				got = fmt.Sprint(p.ContainerPort)
+			}
+		}
+		if got != port {
+			t.Errorf("%s: the controller's %s probe is on port %s, its --http-address=%s", in.source, name, got, address)
+		}
+	}
 }
 
 // checkAdmissionPolicy tries, with the controller ServiceAccount's token,

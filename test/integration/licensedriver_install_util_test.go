@@ -64,6 +64,8 @@ type driverPod struct {
 	serviceAccount        string
 	container             v1.Container
 	volumes               []v1.Volume
+	// template is the whole pod template.
+	template v1.PodTemplateSpec
 }
 
 // driverInstall is the license driver's objects, rendered from a
@@ -87,8 +89,9 @@ type driverInstall struct {
 func readDriverObjects(t testing.TB, source string, objs []*unstructured.Unstructured) *driverInstall {
 	t.Helper()
 	in := &driverInstall{source: source, objs: objs}
-	podOf := func(kind string, meta metav1.ObjectMeta, spec v1.PodSpec, containerName string) driverPod {
-		p := driverPod{kind: kind, name: meta.Name, namespace: meta.Namespace, serviceAccount: spec.ServiceAccountName, volumes: spec.Volumes}
+	podOf := func(kind string, meta metav1.ObjectMeta, template v1.PodTemplateSpec, containerName string) driverPod {
+		spec := template.Spec
+		p := driverPod{kind: kind, name: meta.Name, namespace: meta.Namespace, serviceAccount: spec.ServiceAccountName, volumes: spec.Volumes, template: template}
 		var found bool
 		for _, c := range spec.Containers {
 			if c.Name == containerName {
@@ -117,26 +120,26 @@ func readDriverObjects(t testing.TB, source string, objs []*unstructured.Unstruc
 			}
 		case "Deployment", "DaemonSet":
 			var meta metav1.ObjectMeta
-			var spec v1.PodSpec
+			var template v1.PodTemplateSpec
 			if o.GetKind() == "Deployment" {
 				var d appsv1.Deployment
 				if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &d); err != nil {
 					t.Fatal(err)
 				}
-				meta, spec = d.ObjectMeta, d.Spec.Template.Spec
+				meta, template = d.ObjectMeta, d.Spec.Template
 			} else {
 				var d appsv1.DaemonSet
 				if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &d); err != nil {
 					t.Fatal(err)
 				}
-				meta, spec = d.ObjectMeta, d.Spec.Template.Spec
+				meta, template = d.ObjectMeta, d.Spec.Template
 			}
-			for _, c := range spec.Containers {
+			for _, c := range template.Spec.Containers {
 				switch {
 				case o.GetKind() == "Deployment" && slices.Contains(c.Command, "controller"):
-					in.controller = podOf("Deployment", meta, spec, c.Name)
+					in.controller = podOf("Deployment", meta, template, c.Name)
 				case o.GetKind() == "DaemonSet" && slices.Contains(c.Command, "kubelet-plugin"):
-					in.plugin = podOf("DaemonSet", meta, spec, c.Name)
+					in.plugin = podOf("DaemonSet", meta, template, c.Name)
 				}
 			}
 		}
@@ -527,4 +530,33 @@ func (tc *testContext) waitDriverSeats(pool string, free int) {
 	if err != nil {
 		tc.t.Fatalf("waiting for %d free seats in pool %s (%d now): %v", free, pool, got.free, err)
 	}
+}
+
+// podSecurityNamespace creates a namespace for the test that enforces the
+// Pod Security level.
+func (tc *testContext) podSecurityNamespace(level string) string {
+	tc.t.Helper()
+	ns := &v1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		GenerateName: tc.ns[:min(len(tc.ns), 40)] + "-" + level + "-",
+		Labels:       map[string]string{"pod-security.kubernetes.io/enforce": level},
+	}}
+	created, err := adminClient.CoreV1().Namespaces().Create(tc.ctx, ns, metav1.CreateOptions{})
+	if err != nil {
+		tc.t.Fatalf("creating a namespace that enforces %s: %v", level, err)
+	}
+	tc.mu.Lock()
+	tc.namespaces = append(tc.namespaces, created.Name)
+	tc.mu.Unlock()
+	return created.Name
+}
+
+// dryRunPod creates, server-side dry-run, a pod of p's template in
+// namespace: it goes through admission (Pod Security) and is not stored.
+func (tc *testContext) dryRunPod(p driverPod, namespace string) error {
+	pod := &v1.Pod{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: p.name + "-", Namespace: namespace, Labels: p.template.Labels},
+		Spec:       *p.template.Spec.DeepCopy(),
+	}
+	_, err := adminClient.CoreV1().Pods(namespace).Create(tc.ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	return err
 }
