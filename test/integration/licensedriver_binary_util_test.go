@@ -309,11 +309,11 @@ func (tc *testContext) waitMetrics(p *driverProcess, want map[string]float64) st
 }
 
 // sliceWatch follows the driver's ResourceSlices with an informer and
-// records when a pool's published free seats (untainted devices of its
-// newest generation) change.
+// records when a pool's published free seats (publishedSeats, whichever way
+// the seats are published) change.
 type sliceWatch struct {
-	pool  string
-	store cache.Store
+	pool string
+	ctx  context.Context
 
 	mu      sync.Mutex
 	changes []freeAt
@@ -327,13 +327,20 @@ type freeAt struct {
 
 func (tc *testContext) watchSlices(pool string) *sliceWatch {
 	tc.t.Helper()
-	w := &sliceWatch{pool: pool, changed: make(chan struct{})}
+	ctx, cancel := context.WithCancel(tc.ctx)
+	w := &sliceWatch{pool: pool, ctx: ctx, changed: make(chan struct{})}
 	factory := informers.NewSharedInformerFactoryWithOptions(adminClient, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 		o.FieldSelector = "spec.driver=" + licensedriver.DriverName
 	}))
 	informer := factory.Resource().V1().ResourceSlices().Informer()
-	w.store = informer.GetStore()
-	update := func(any) { w.record(time.Now()) }
+	update := func(obj any) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		if s, ok := obj.(*resourceapi.ResourceSlice); ok && s.Spec.Pool.Name == pool {
+			w.record(time.Now())
+		}
+	}
 	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    update,
 		UpdateFunc: func(_, obj any) { update(obj) },
@@ -341,7 +348,6 @@ func (tc *testContext) watchSlices(pool string) *sliceWatch {
 	}); err != nil {
 		tc.t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(tc.ctx)
 	factory.Start(ctx.Done())
 	tc.t.Cleanup(func() { cancel(); factory.Shutdown() })
 	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
@@ -350,25 +356,13 @@ func (tc *testContext) watchSlices(pool string) *sliceWatch {
 	return w
 }
 
+// record counts the pool's free seats after a slice event at at. The count
+// lists the API server's current state: a pool changes once a poll
+// interval here, so it is the state the event announced.
 func (w *sliceWatch) record(at time.Time) {
-	gen := int64(-1)
-	objs := w.store.List()
-	for _, o := range objs {
-		if s := o.(*resourceapi.ResourceSlice); s.Spec.Pool.Name == w.pool {
-			gen = max(gen, s.Spec.Pool.Generation)
-		}
-	}
-	free := 0
-	for _, o := range objs {
-		s := o.(*resourceapi.ResourceSlice)
-		if s.Spec.Pool.Name != w.pool || s.Spec.Pool.Generation != gen {
-			continue
-		}
-		for _, d := range s.Spec.Devices {
-			if len(d.Taints) == 0 {
-				free++
-			}
-		}
+	free, _, err := publishedSeats(w.ctx, w.pool)
+	if err != nil {
+		return // the test is ending
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
