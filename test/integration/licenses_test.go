@@ -31,7 +31,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 )
+
+// forEachDeviceMode runs test once per way of publishing seats: one shared
+// device per feature (the default), one device per seat.
+func forEachDeviceMode(t *testing.T, test func(*testing.T, config.Devices)) {
+	for _, devices := range []config.Devices{config.Shared, config.PerSeat} {
+		t.Run("devices="+string(devices), func(t *testing.T) { test(t, devices) })
+	}
+}
 
 // licenseScheduler runs our scheduler with our three plugins next to the
 // default ones, DynamicResources among them.
@@ -84,9 +94,13 @@ func (tc *testContext) waitBoundCount(names []string, want int) []string {
 // at every change, that no more than 20 seats are held and no seat twice;
 // pods complete (are deleted) as they run, and all 50 get a seat in the end.
 func TestLicenseSeatsBurst(t *testing.T) {
+	forEachDeviceMode(t, licenseSeatsBurst)
+}
+
+func licenseSeatsBurst(t *testing.T, devices config.Devices) {
 	tc := newTestContext(t)
 	tc.createNodes(makeNode(tc.ns+"-a"), makeNode(tc.ns+"-b"), makeNode(tc.ns+"-c"))
-	cfg, features := tc.licenseConfig("BURST")
+	cfg, features := tc.licenseConfigFor(devices, "BURST")
 	f := features["BURST"]
 	tc.startLicenseController(cfg, newLicenseServer(map[string]int{"BURST": 20}))
 	tc.waitFreeSeats(f.Pool, 20)
@@ -132,9 +146,13 @@ func (tc *testContext) waitPendingMessage(names []string) string {
 // TestLicenseSeatsPerPodAndFeatures: pods asking for 2 seats, two features,
 // and a feature that does not exist.
 func TestLicenseSeatsPerPodAndFeatures(t *testing.T) {
+	forEachDeviceMode(t, licenseSeatsPerPodAndFeatures)
+}
+
+func licenseSeatsPerPodAndFeatures(t *testing.T, devices config.Devices) {
 	tc := newTestContext(t)
 	tc.createNodes(makeNode(tc.ns + "-a"))
-	cfg, features := tc.licenseConfig("SOLVER", "VIEWER")
+	cfg, features := tc.licenseConfigFor(devices, "SOLVER", "VIEWER")
 	solver, viewer := features["SOLVER"], features["VIEWER"]
 	tc.startLicenseController(cfg, newLicenseServer(map[string]int{"SOLVER": 5, "VIEWER": 2}))
 	tc.waitFreeSeats(solver.Pool, 5)
@@ -142,7 +160,19 @@ func TestLicenseSeatsPerPodAndFeatures(t *testing.T) {
 	watch := tc.watchSeats(map[string]int{solver.Pool: 5, viewer.Pool: 2})
 	tc.licenseScheduler()
 
-	twoSolvers := tc.createLicensePods("two-solvers", 3, map[string]int64{solver.ResourceName: 2})
+	// Two seats of one feature: resources.limits asks for two devices; the
+	// Shared form has one device per feature, so a claim asks for two seats
+	// of its capacity.
+	var twoSolvers []string
+	for i := range 3 {
+		name := fmt.Sprintf("two-solvers-%d", i)
+		if devices == config.Shared {
+			tc.createPod(tc.seatClaimPod(name, solver.DeviceClassName, 2))
+		} else {
+			tc.createPod(tc.licensePod(name, map[string]int64{solver.ResourceName: 2}))
+		}
+		twoSolvers = append(twoSolvers, name)
+	}
 	tc.waitBoundCount(twoSolvers, 2)
 	// One solver seat is left: one of two pods that need a seat of each
 	// feature runs.
@@ -164,9 +194,13 @@ func TestLicenseSeatsPerPodAndFeatures(t *testing.T) {
 // pods run take no running pod's seat; new pods wait, and start when the
 // outside checkouts end.
 func TestLicenseExternalCheckouts(t *testing.T) {
+	forEachDeviceMode(t, licenseExternalCheckouts)
+}
+
+func licenseExternalCheckouts(t *testing.T, devices config.Devices) {
 	tc := newTestContext(t)
 	tc.createNodes(makeNode(tc.ns + "-a"))
-	cfg, features := tc.licenseConfig("CAD")
+	cfg, features := tc.licenseConfigFor(devices, "CAD")
 	f := features["CAD"]
 	server := newLicenseServer(map[string]int{"CAD": 5})
 	tc.startLicenseController(cfg, server)
@@ -195,9 +229,13 @@ func TestLicenseExternalCheckouts(t *testing.T) {
 // and comes back; then the controller is stopped mid-burst and restarted:
 // no seat is lost, none counted twice, no allocated device withdrawn.
 func TestLicenseSourceDownAndControllerRestart(t *testing.T) {
+	forEachDeviceMode(t, licenseSourceDownAndControllerRestart)
+}
+
+func licenseSourceDownAndControllerRestart(t *testing.T, devices config.Devices) {
 	tc := newTestContext(t)
 	tc.createNodes(makeNode(tc.ns+"-a"), makeNode(tc.ns+"-b"))
-	cfg, features := tc.licenseConfig("SIM")
+	cfg, features := tc.licenseConfigFor(devices, "SIM")
 	f := features["SIM"]
 	server := newLicenseServer(map[string]int{"SIM": 6})
 	stop := tc.startLicenseController(cfg, server)

@@ -38,6 +38,7 @@ import (
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/controller"
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver/seats"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/source"
 )
 
@@ -89,6 +90,11 @@ func (s *licenseServer) setError(err error) {
 // licenseConfig is a driver configuration for features named after the
 // test (pools are cluster-wide), polled every second.
 func (tc *testContext) licenseConfig(features ...string) (*config.Configuration, map[string]config.Feature) {
+	return tc.licenseConfigFor(config.PerSeat, features...)
+}
+
+// licenseConfigFor is licenseConfig with seats published as devices says.
+func (tc *testContext) licenseConfigFor(devices config.Devices, features ...string) (*config.Configuration, map[string]config.Feature) {
 	tc.t.Helper()
 	c := &config.Configuration{
 		TypeMeta:     metav1.TypeMeta{APIVersion: config.APIVersion, Kind: config.Kind},
@@ -96,6 +102,7 @@ func (tc *testContext) licenseConfig(features ...string) (*config.Configuration,
 		PollInterval: metav1.Duration{Duration: time.Second},
 		SettleWindow: &metav1.Duration{},
 		StaleAfter:   metav1.Duration{Duration: 3 * time.Second},
+		Devices:      devices,
 	}
 	suffix := rand.String(5)
 	for _, f := range features {
@@ -147,8 +154,9 @@ func (tc *testContext) waitFreeSeats(pool string, free int) {
 	}
 }
 
-// publishedSeats counts the untainted devices of pool's newest generation,
-// and returns every device name published in it.
+// publishedSeats counts the seats a new pod can take in pool's newest
+// generation: its untainted devices, a shared device's capacity less what
+// claims hold of it. It also returns every device name published.
 func publishedSeats(ctx context.Context, pool string) (int, map[string]bool, error) {
 	list, err := adminClient.ResourceV1().ResourceSlices().List(ctx, metav1.ListOptions{FieldSelector: "spec.driver=" + licensedriver.DriverName})
 	if err != nil {
@@ -167,12 +175,45 @@ func publishedSeats(ctx context.Context, pool string) (int, map[string]bool, err
 		}
 		for _, d := range s.Spec.Devices {
 			names[d.Name] = true
-			if len(d.Taints) == 0 {
+			switch {
+			case len(d.Taints) > 0:
+			case ptr.Deref(d.AllowMultipleAllocations, false):
+				held, err := sharedHolds(ctx, pool, d.Name)
+				if err != nil {
+					return 0, nil, err
+				}
+				c := d.Capacity[seats.SeatsCapacity]
+				free += max(0, int(c.Value.Value())-held)
+			default:
 				free++
 			}
 		}
 	}
 	return free, names, nil
+}
+
+// sharedHolds counts the allocations of a shared device, in every namespace.
+func sharedHolds(ctx context.Context, pool, device string) (int, error) {
+	claims, err := adminClient.ResourceV1().ResourceClaims("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, c := range claims.Items {
+		if c.Status.Allocation == nil {
+			continue
+		}
+		for _, r := range c.Status.Allocation.Devices.Results {
+			if r.Driver == licensedriver.DriverName && r.Pool == pool && r.Device == device {
+				q, ok := r.ConsumedCapacity[seats.SeatsCapacity]
+				if !ok {
+					return 0, fmt.Errorf("claim %s/%s holds shared device %s/%s without consumed capacity", c.Namespace, c.Name, pool, device)
+				}
+				n += int(q.Value())
+			}
+		}
+	}
+	return n, nil
 }
 
 // licensePod is makePod asking for seats of each resource name.
@@ -216,7 +257,15 @@ func (tc *testContext) watchSeats(limit map[string]int) *seatWatch {
 		var devices []string
 		if a := claim.Status.Allocation; a != nil && claim.DeletionTimestamp == nil {
 			for _, r := range a.Devices.Results {
-				if r.Driver == licensedriver.DriverName {
+				if r.Driver != licensedriver.DriverName {
+					continue
+				}
+				// A shared device's capacity request of n seats is n seats.
+				n := int64(1)
+				if q, ok := r.ConsumedCapacity[seats.SeatsCapacity]; ok {
+					n = q.Value()
+				}
+				for range n {
 					devices = append(devices, r.Pool+"/"+r.Device)
 				}
 			}
@@ -255,7 +304,7 @@ func (w *seatWatch) set(uid types.UID, devices []string) {
 	perPool, owner := map[string]int{}, map[string]types.UID{}
 	for claim, ds := range w.held {
 		for _, d := range ds {
-			if other, ok := owner[d]; ok {
+			if other, ok := owner[d]; ok && !strings.HasSuffix(d, "/"+seats.SharedDevice) {
 				w.violations = append(w.violations, fmt.Sprintf("%s held by claims %s and %s", d, other, claim))
 			}
 			owner[d] = claim
@@ -303,4 +352,31 @@ func (tc *testContext) boundPods() []string {
 		}
 	}
 	return names
+}
+
+// seatClaimPod creates a ResourceClaim for n seats of class, asked as
+// capacity of one device (the Shared form), and returns a pod that uses it.
+func (tc *testContext) seatClaimPod(name, class string, n int64) *v1.Pod {
+	tc.t.Helper()
+	claim := &resourceapi.ResourceClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: tc.ns},
+		Spec: resourceapi.ResourceClaimSpec{Devices: resourceapi.DeviceClaim{Requests: []resourceapi.DeviceRequest{{
+			Name: "seats",
+			Exactly: &resourceapi.ExactDeviceRequest{
+				DeviceClassName: class,
+				AllocationMode:  resourceapi.DeviceAllocationModeExactCount,
+				Count:           1,
+				Capacity: &resourceapi.CapacityRequirements{Requests: map[resourceapi.QualifiedName]resource.Quantity{
+					seats.SeatsCapacity: *resource.NewQuantity(n, resource.DecimalSI),
+				}},
+			},
+		}}}},
+	}
+	if _, err := adminClient.ResourceV1().ResourceClaims(tc.ns).Create(tc.ctx, claim, metav1.CreateOptions{}); err != nil {
+		tc.t.Fatalf("creating claim %s: %v", name, err)
+	}
+	pod := tc.makePod(name)
+	pod.Spec.ResourceClaims = []v1.PodResourceClaim{{Name: "seats", ResourceClaimName: ptr.To(name)}}
+	pod.Spec.Containers[0].Resources.Claims = []v1.ResourceClaim{{Name: "seats"}}
+	return pod
 }

@@ -53,6 +53,24 @@ const (
 	Keep OnStale = "Keep"
 )
 
+// Devices is how a feature's seats are published.
+type Devices string
+
+const (
+	// PerSeat publishes one device per seat: the default, it serves every
+	// way of asking (resources.limits of any count, ResourceClaims). The
+	// scheduler's DRA Filter reads every device of an allNodes pool for
+	// every node, so its cost grows with seats x nodes (doc/performance.md).
+	PerSeat Devices = "PerSeat"
+	// Shared publishes one device per feature that its claims share, each
+	// consuming seats of its "seats" capacity (DRA consumable capacity,
+	// beta and on by default in Kubernetes v1.37): scheduling cost no longer
+	// grows with the seats. A resources.limits entry then gets one seat per
+	// feature at most (it asks for devices, and there is one); a pod that
+	// needs more asks with a ResourceClaim: capacity.requests.seats: N.
+	Shared Devices = "Shared"
+)
+
 // Configuration is the driver's configuration file.
 type Configuration struct {
 	metav1.TypeMeta `json:",inline"`
@@ -77,6 +95,8 @@ type Configuration struct {
 	StaleAfter metav1.Duration `json:"staleAfter,omitempty"`
 	// OnStale: FailClosed (default) or Keep.
 	OnStale OnStale `json:"onStale,omitempty"`
+	// Devices: PerSeat (default) or Shared.
+	Devices Devices `json:"devices,omitempty"`
 }
 
 // Feature is one license feature.

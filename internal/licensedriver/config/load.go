@@ -128,6 +128,9 @@ func SetDefaults(c *Configuration) {
 	if c.OnStale == "" {
 		c.OnStale = FailClosed
 	}
+	if c.Devices == "" {
+		c.Devices = PerSeat
+	}
 	if s := c.Source.LMStat; s != nil && s.Timeout.Duration == 0 {
 		s.Timeout.Duration = DefaultTimeout
 	}
@@ -176,6 +179,9 @@ func Validate(c *Configuration) field.ErrorList {
 	}
 	if c.OnStale != FailClosed && c.OnStale != Keep {
 		errs = append(errs, field.NotSupported(field.NewPath("onStale"), c.OnStale, []OnStale{FailClosed, Keep}))
+	}
+	if c.Devices != Shared && c.Devices != PerSeat && c.Devices != "" {
+		errs = append(errs, field.NotSupported(field.NewPath("devices"), c.Devices, []Devices{Shared, PerSeat}))
 	}
 	return errs
 }

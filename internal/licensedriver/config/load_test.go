@@ -59,6 +59,7 @@ func TestLoadExample(t *testing.T) {
 		SettleWindow: &metav1.Duration{Duration: DefaultSettleWindow},
 		StaleAfter:   metav1.Duration{Duration: DefaultStaleAfter},
 		OnStale:      Keep,
+		Devices:      PerSeat,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("configuration (-want +got):\n%s", diff)
@@ -342,6 +343,7 @@ func TestDecodeValid(t *testing.T) {
 				SettleWindow: &metav1.Duration{Duration: DefaultSettleWindow},
 				StaleAfter:   metav1.Duration{Duration: DefaultStaleAfter},
 				OnStale:      FailClosed,
+				Devices:      PerSeat,
 			}
 			tc.want(want)
 			if diff := cmp.Diff(want, got); diff != "" {

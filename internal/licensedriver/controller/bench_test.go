@@ -37,11 +37,12 @@ import (
 
 // seatsController is a controller of one feature of n seats, half of them
 // held by claims of one seat each, as after a burst.
-func seatsController(b *testing.B, n int) *controller {
+func seatsController(b *testing.B, n int, devices config.Devices) *controller {
 	cfg := &config.Configuration{
 		TypeMeta: metav1.TypeMeta{APIVersion: config.APIVersion, Kind: config.Kind},
 		Source:   config.Source{Static: &config.StaticSource{}},
 		Features: []config.Feature{{Name: "MATLAB", Seats: ptr.To(int32(n))}},
+		Devices:  devices,
 	}
 	config.SetDefaults(cfg)
 	if errs := config.Validate(cfg); len(errs) > 0 {
@@ -50,11 +51,15 @@ func seatsController(b *testing.B, n int) *controller {
 	c := &controller{Options: Options{Config: cfg, Clock: clock.RealClock{}}, claims: newAllocations(time.Now), missing: map[string]bool{}}
 	c.last = &source.Reading{Features: map[string]source.Feature{"MATLAB": {Total: n}}}
 	c.lastOK = time.Now()
+	device := seats.DeviceName
+	if devices == config.Shared {
+		device = func(int) string { return seats.SharedDevice }
+	}
 	for i := range n / 2 {
 		c.claims.set(&resourceapi.ResourceClaim{
 			ObjectMeta: metav1.ObjectMeta{UID: types.UID(fmt.Sprintf("claim-%d", i))},
 			Status: resourceapi.ResourceClaimStatus{Allocation: &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{
-				Results: []resourceapi.DeviceRequestAllocationResult{{Driver: licensedriver.DriverName, Pool: "matlab", Device: seats.DeviceName(i), Request: "r"}},
+				Results: []resourceapi.DeviceRequestAllocationResult{{Driver: licensedriver.DriverName, Pool: "matlab", Device: device(i), Request: "r"}},
 			}}},
 		})
 	}
@@ -62,19 +67,24 @@ func seatsController(b *testing.B, n int) *controller {
 }
 
 // BenchmarkPlan10000Seats plans a pool of 10,000 seats with 5,000 held: the
-// work after every claim event and every poll. MiB-retained is the heap the
-// controller keeps for it (the claims it tracks and the plan the publisher
-// is handed), measured after a GC.
+// work after every claim event and every poll, in both device modes.
+// MiB-retained is the heap the controller keeps for it (the claims it tracks
+// and the plan the publisher is handed), measured after a GC.
 func BenchmarkPlan10000Seats(b *testing.B) {
+	b.Run("devices=PerSeat", func(b *testing.B) { benchmarkPlan(b, config.PerSeat, 79) })
+	b.Run("devices=Shared", func(b *testing.B) { benchmarkPlan(b, config.Shared, 1) })
+}
+
+func benchmarkPlan(b *testing.B, devices config.Devices, wantSlices int) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	c := seatsController(b, 10000)
+	c := seatsController(b, 10000, devices)
 	plan := c.resources(context.Background())
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	if got := len(plan.Pools["matlab"].Slices); got != 79 {
-		b.Fatalf("%d slices, want 79", got)
+	if got := len(plan.Pools["matlab"].Slices); got != wantSlices {
+		b.Fatalf("%d slices, want %d", got, wantSlices)
 	}
 	retained := float64(after.HeapInuse-before.HeapInuse) / (1 << 20)
 	runtime.KeepAlive(c)

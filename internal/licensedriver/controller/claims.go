@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver/seats"
 )
 
 // allocations tracks the driver's devices that ResourceClaims hold, by pool,
@@ -41,6 +42,7 @@ type allocations struct {
 type held struct {
 	pool, device string
 	since        time.Time
+	seats        int
 }
 
 func newAllocations(now func() time.Time) *allocations {
@@ -57,7 +59,11 @@ func (a *allocations) set(claim *resourceapi.ResourceClaim) {
 		}
 		for _, r := range alloc.Devices.Results {
 			if r.Driver == licensedriver.DriverName {
-				devices = append(devices, held{pool: r.Pool, device: r.Device, since: since})
+				n := 1
+				if q, ok := r.ConsumedCapacity[seats.SeatsCapacity]; ok && q.Value() > 1 {
+					n = int(min(q.Value(), 1<<31-1))
+				}
+				devices = append(devices, held{pool: r.Pool, device: r.Device, since: since, seats: n})
 			}
 		}
 	}
@@ -79,22 +85,15 @@ func (a *allocations) remove(uid types.UID) {
 	delete(a.byClaim, uid)
 }
 
-// byPool returns, per pool, the allocated devices and since when. A device
-// two claims hold (which the allocator never does) keeps the older time.
-func (a *allocations) byPool() map[string]map[string]time.Time {
+// byPool returns, per pool, every allocation the claims hold: one entry per
+// allocation result, so a shared device held by 20 claims is 20 entries.
+func (a *allocations) byPool() map[string][]seats.Hold {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	out := map[string]map[string]time.Time{}
+	out := map[string][]seats.Hold{}
 	for _, devices := range a.byClaim {
 		for _, d := range devices {
-			m := out[d.pool]
-			if m == nil {
-				m = map[string]time.Time{}
-				out[d.pool] = m
-			}
-			if t, ok := m[d.device]; !ok || d.since.Before(t) {
-				m[d.device] = d.since
-			}
+			out[d.pool] = append(out[d.pool], seats.Hold{Device: d.device, Since: d.since, Seats: d.seats})
 		}
 	}
 	return out
@@ -105,7 +104,7 @@ func sameDevices(a, b []held) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].pool != b[i].pool || a[i].device != b[i].device {
+		if a[i].pool != b[i].pool || a[i].device != b[i].device || a[i].seats != b[i].seats {
 			return false
 		}
 	}

@@ -220,7 +220,7 @@ func (c *controller) resources(ctx context.Context) *resourceslice.DriverResourc
 	now := c.Clock.Now()
 	out := &resourceslice.DriverResources{Pools: map[string]resourceslice.Pool{}}
 	for _, f := range c.Config.Features {
-		p := seats.Pool{Name: f.Pool, Feature: f.Name, Allocated: held[f.Pool]}
+		p := seats.Pool{Name: f.Pool, Feature: f.Name, Held: held[f.Pool]}
 		if last != nil && !closed {
 			if r, ok := last.Features[f.Name]; ok {
 				p.Known, p.Total, p.InUse = true, r.Total, r.InUse
@@ -229,7 +229,11 @@ func (c *controller) resources(ctx context.Context) *resourceslice.DriverResourc
 				}
 			}
 		}
-		plan := seats.Compute(p, now, c.Config.SettleWindow.Duration)
+		compute := seats.ComputeShared
+		if c.Config.Devices == config.PerSeat {
+			compute = seats.Compute
+		}
+		plan := compute(p, now, c.Config.SettleWindow.Duration)
 		klog.FromContext(ctx).V(4).Info("Planned pool", "pool", f.Pool, "plan", plan.String())
 		seatsGauge.WithLabelValues(f.Pool, "total").Set(float64(p.Total))
 		seatsGauge.WithLabelValues(f.Pool, "allocated").Set(float64(plan.Allocated))

@@ -19,6 +19,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,6 +36,7 @@ import (
 
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver/seats"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/source"
 )
 
@@ -69,24 +71,36 @@ func TestAllocations(t *testing.T) {
 	clk.Step(time.Minute)
 	a.set(claim("a", nil, "matlab/seat-0", "gpu/gpu-0")) // an update that changes nothing keeps the time
 	a.set(claim("c", nil))                               // not allocated
-	want := map[string]map[string]time.Time{
-		"matlab": {"seat-0": t0, "seat-1": earlier},
-		"cad":    {"seat-0": earlier},
+	// Two claims share one device: two seats.
+	a.set(claim("e", nil, "matlab/seats"))
+	a.set(claim("f", nil, "matlab/seats"))
+	want := map[string][]seats.Hold{
+		"matlab": {{Device: "seat-0", Since: t0, Seats: 1}, {Device: "seat-1", Since: earlier, Seats: 1}, {Device: "seats", Since: clk.Now(), Seats: 1}, {Device: "seats", Since: clk.Now(), Seats: 1}},
+		"cad":    {{Device: "seat-0", Since: earlier, Seats: 1}},
 	}
-	if diff := cmp.Diff(want, a.byPool()); diff != "" {
+	if diff := cmp.Diff(want, sortedHolds(a.byPool())); diff != "" {
 		t.Errorf("byPool (-want +got):\n%s", diff)
 	}
 	a.set(claim("b", nil)) // released
 	a.remove("a")          // deleted
+	a.remove("e")
+	a.remove("f")
 	a.remove("nope")
-	if diff := cmp.Diff(map[string]map[string]time.Time{}, a.byPool()); diff != "" {
+	if diff := cmp.Diff(map[string][]seats.Hold{}, a.byPool()); diff != "" {
 		t.Errorf("byPool after release (-want +got):\n%s", diff)
 	}
 	future := clk.Now().Add(time.Hour) // a clock ahead of ours: not trusted
 	a.set(claim("d", &future, "matlab/seat-2"))
-	if got := a.byPool()["matlab"]["seat-2"]; !got.Equal(clk.Now()) {
+	if got := a.byPool()["matlab"][0].Since; !got.Equal(clk.Now()) {
 		t.Errorf("a future allocation timestamp gave %v, want now %v", got, clk.Now())
 	}
+}
+
+func sortedHolds(m map[string][]seats.Hold) map[string][]seats.Hold {
+	for _, h := range m {
+		slices.SortFunc(h, func(a, b seats.Hold) int { return strings.Compare(a.Device, b.Device) })
+	}
+	return m
 }
 
 func testConfig(t *testing.T, onStale config.OnStale, features ...config.Feature) *config.Configuration {
@@ -237,7 +251,13 @@ func freeSeats(r *resourceslice.DriverResources, pool string) int {
 	n := 0
 	for _, s := range r.Pools[pool].Slices {
 		for _, d := range s.Devices {
-			if len(d.Taints) == 0 {
+			switch {
+			case len(d.Taints) > 0:
+			case d.AllowMultipleAllocations != nil && *d.AllowMultipleAllocations:
+				// Shared: no claim holds it in these tests.
+				c := d.Capacity[seats.SeatsCapacity]
+				n += int(c.Value.Value())
+			default:
 				n++
 			}
 		}

@@ -101,9 +101,30 @@ type Pool struct {
 	// Known is false when the server has not reported the feature, or its
 	// reading is stale and the policy is to fail closed.
 	Known bool
-	// Allocated maps each allocated device of the pool to when it was
-	// allocated (or first seen allocated).
-	Allocated map[string]time.Time
+	// Held are the pool's allocations, one per seat a claim holds.
+	Held []Hold
+}
+
+// Hold is one allocation of a device to a claim: the device, since when it
+// was allocated (or first seen allocated), and how many seats it takes (1
+// but for a shared device's capacity requests; 0 counts as 1).
+type Hold struct {
+	Device string
+	Since  time.Time
+	Seats  int
+}
+
+func (h Hold) seats() int { return max(1, h.Seats) }
+
+// count sums the seats of held, and of those older than the settle window.
+func count(held []Hold, now time.Time, settle time.Duration) (all, settled int) {
+	for _, h := range held {
+		all += h.seats()
+		if !h.Since.After(now.Add(-settle)) {
+			settled += h.seats()
+		}
+	}
+	return all, settled
 }
 
 // Plan is the pool's devices and the counts they were made from.
@@ -139,21 +160,20 @@ func Compute(p Pool, now time.Time, settle time.Duration) Plan {
 	}
 	// An allocated device stays published whatever the server says, so
 	// that the pod holding it is never without it.
-	for name := range p.Allocated {
-		if i, ok := deviceIndex(name); ok && i >= n {
+	allocated := make(map[string]bool, len(p.Held))
+	for _, h := range p.Held {
+		allocated[h.Device] = true
+		if i, ok := deviceIndex(h.Device); ok && i >= n {
 			n = i + 1
 		}
 	}
-	plan := Plan{Allocated: len(p.Allocated)}
+	// Holds of a device that is not a seat (the shared device, after a
+	// switch to PerSeat) still take seats.
+	held, settled := count(p.Held, now, settle)
+	plan := Plan{Allocated: held}
 	free := 0
 	why := SourceStale
 	if p.Known {
-		settled := 0
-		for _, at := range p.Allocated {
-			if !at.After(now.Add(-settle)) {
-				settled++
-			}
-		}
 		plan.External = max(0, p.InUse-settled)
 		free = max(0, p.Total-plan.External-plan.Allocated)
 		why = InUseElsewhere
@@ -174,9 +194,8 @@ func Compute(p Pool, now time.Time, settle time.Duration) Plan {
 	for i := range n {
 		name := DeviceName(i)
 		d := resourceapi.Device{Name: name, Attributes: attributes}
-		_, allocated := p.Allocated[name]
 		switch {
-		case allocated:
+		case allocated[name]:
 			d.Taints = taints[Allocated]
 		case p.Known && i >= p.Total:
 			d.Taints = taints[NotIssued]

@@ -48,12 +48,12 @@ func states(p Plan) []string {
 	return out
 }
 
-func allocated(age time.Duration, names ...string) map[string]time.Time {
-	m := map[string]time.Time{}
+func allocated(age time.Duration, names ...string) []Hold {
+	var held []Hold
 	for _, n := range names {
-		m[n] = now.Add(-age)
+		held = append(held, Hold{Device: n, Since: now.Add(-age)})
 	}
-	return m
+	return held
 }
 
 func TestCompute(t *testing.T) {
@@ -84,40 +84,40 @@ func TestCompute(t *testing.T) {
 		},
 		{
 			name: "settled pods' checkouts are the cluster's, not external",
-			pool: Pool{Known: true, Total: 4, InUse: 3, Allocated: allocated(time.Hour, "seat-0", "seat-1")},
+			pool: Pool{Known: true, Total: 4, InUse: 3, Held: allocated(time.Hour, "seat-0", "seat-1")},
 			want: []string{alloc, alloc, free, else_},
 			// in use 3, of which 2 settled pods: 1 external, 4-1-2 = 1 free
 			wantCounts: [4]int{2, 1, 1, 1},
 		},
 		{
 			name: "a pod inside its settle window may not have checked out: its checkout counts as external",
-			pool: Pool{Known: true, Total: 4, InUse: 1, Allocated: allocated(time.Second, "seat-0")},
+			pool: Pool{Known: true, Total: 4, InUse: 1, Held: allocated(time.Second, "seat-0")},
 			want: []string{alloc, free, free, else_},
 			// the server's 1 in use may be someone else: 1 external, 4-1-1 = 2 free
 			wantCounts: [4]int{1, 1, 2, 1},
 		},
 		{
 			name:       "the settle window's edge counts as settled",
-			pool:       Pool{Known: true, Total: 2, InUse: 1, Allocated: allocated(settle, "seat-1")},
+			pool:       Pool{Known: true, Total: 2, InUse: 1, Held: allocated(settle, "seat-1")},
 			want:       []string{free, alloc},
 			wantCounts: [4]int{1, 0, 1, 0},
 		},
 		{
 			name:       "more in use elsewhere than issued: nothing free, pods keep their seats",
-			pool:       Pool{Known: true, Total: 3, InUse: 9, Allocated: allocated(time.Hour, "seat-2")},
+			pool:       Pool{Known: true, Total: 3, InUse: 9, Held: allocated(time.Hour, "seat-2")},
 			want:       []string{else_, else_, alloc},
 			wantCounts: [4]int{1, 8, 0, 2},
 		},
 		{
 			name: "fewer seats issued: an allocated device past the total stays, unallocated ones go",
-			pool: Pool{Known: true, Total: 2, Allocated: allocated(time.Hour, "seat-4")},
+			pool: Pool{Known: true, Total: 2, Held: allocated(time.Hour, "seat-4")},
 			// 2 issued, 1 held by the pod on seat-4: 1 free
 			want:       []string{free, gone, gone, gone, alloc},
 			wantCounts: [4]int{1, 0, 1, 3},
 		},
 		{
 			name:       "unknown feature: only allocated devices, no new allocation",
-			pool:       Pool{Known: false, Total: 5, Allocated: allocated(time.Hour, "seat-1")},
+			pool:       Pool{Known: false, Total: 5, Held: allocated(time.Hour, "seat-1")},
 			want:       []string{stale, alloc},
 			wantCounts: [4]int{1, 0, 0, 1},
 		},
@@ -129,7 +129,7 @@ func TestCompute(t *testing.T) {
 		},
 		{
 			name:       "a claim on a device name the driver does not make counts, without a device",
-			pool:       Pool{Known: true, Total: 2, Allocated: allocated(time.Hour, "gpu-0")},
+			pool:       Pool{Known: true, Total: 2, Held: allocated(time.Hour, "gpu-0")},
 			want:       []string{free, gone},
 			wantCounts: [4]int{1, 0, 1, 1},
 		},
@@ -154,9 +154,13 @@ func TestCompute(t *testing.T) {
 func TestComputeInvariant(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 20000 {
-		p := Pool{Feature: "f", Known: r.IntN(10) > 0, Total: r.IntN(40), InUse: r.IntN(50), Allocated: map[string]time.Time{}}
+		p := Pool{Feature: "f", Known: r.IntN(10) > 0, Total: r.IntN(40), InUse: r.IntN(50)}
+		seen := map[string]bool{}
 		for range r.IntN(45) {
-			p.Allocated[DeviceName(r.IntN(60))] = now.Add(-time.Duration(r.IntN(300)) * time.Second)
+			if d := DeviceName(r.IntN(60)); !seen[d] {
+				seen[d] = true
+				p.Held = append(p.Held, Hold{Device: d, Since: now.Add(-time.Duration(r.IntN(300)) * time.Second)})
+			}
 		}
 		plan := Compute(p, now, settle)
 		free := 0
@@ -170,21 +174,17 @@ func TestComputeInvariant(t *testing.T) {
 		if free != plan.Free {
 			t.Fatalf("%+v: %d untainted devices, plan says %d free", p, free, plan.Free)
 		}
-		settled := 0
-		for _, at := range p.Allocated {
-			if !at.After(now.Add(-settle)) {
-				settled++
-			}
-		}
+		_, settled := count(p.Held, now, settle)
 		// The true external count is at least InUse minus every seat the
 		// settled pods hold.
-		if p.Known && free+len(p.Allocated)+max(0, p.InUse-settled) > max(p.Total, len(p.Allocated)+max(0, p.InUse-settled)) {
-			t.Fatalf("%+v: %d free + %d allocated + %d external > total %d", p, free, len(p.Allocated), p.InUse-settled, p.Total)
+		if p.Known && free+len(p.Held)+max(0, p.InUse-settled) > max(p.Total, len(p.Held)+max(0, p.InUse-settled)) {
+			t.Fatalf("%+v: %d free + %d allocated + %d external > total %d", p, free, len(p.Held), p.InUse-settled, p.Total)
 		}
 		if !p.Known && free != 0 {
 			t.Fatalf("%+v: %d free seats with no reading", p, free)
 		}
-		for name := range p.Allocated {
+		for _, h := range p.Held {
+			name := h.Device
 			d, ok := byName[name]
 			if !ok {
 				t.Fatalf("%+v: allocated %s not published", p, name)

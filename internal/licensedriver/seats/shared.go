@@ -1,0 +1,93 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package seats
+
+import (
+	"time"
+
+	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
+)
+
+// SharedDevice is the name of a feature's one device in shared mode, and
+// SeatsCapacity the capacity its claims consume, one seat each.
+const (
+	SharedDevice                            = "seats"
+	SeatsCapacity resourceapi.QualifiedName = "seats"
+)
+
+// ComputeShared plans the pool as one device that its claims share (DRA
+// consumable capacity): its "seats" capacity is the number of seats the
+// cluster may hold, total - external, and each allocation consumes one.
+// Holds of other devices (seats of PerSeat mode, after a switch to Shared)
+// lower the capacity by as many seats.
+//
+// One device instead of one per seat is what keeps scheduling fast: the
+// scheduler's DRA Filter reads every device of an allNodes pool for every
+// node it filters, so its cost grows with nodes x seats (see
+// doc/performance.md). The allocator itself keeps consumed + new <=
+// capacity; a capacity lowered below what is held leaves the holders
+// alone and admits no one until enough are released.
+func ComputeShared(p Pool, now time.Time, settle time.Duration) Plan {
+	held, settled := count(p.Held, now, settle)
+	plan := Plan{Allocated: held}
+	shared := 0
+	for _, h := range p.Held {
+		if h.Device == SharedDevice {
+			shared += h.seats()
+		}
+	}
+	capacity := shared
+	var taint []resourceapi.DeviceTaint
+	if p.Known {
+		plan.External = max(0, p.InUse-settled)
+		capacity = max(0, p.Total-plan.External-(held-shared))
+		plan.Free = max(0, capacity-shared)
+	} else {
+		// Nothing new is allocated; the taint says why.
+		taint = taints[SourceStale]
+	}
+	if taint != nil {
+		plan.Blocked = 1
+	}
+	plan.Devices = []resourceapi.Device{{
+		Name:                     SharedDevice,
+		AllowMultipleAllocations: ptr.To(true),
+		Attributes: map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{
+			FeatureAttribute: {StringValue: ptr.To(p.Feature)},
+			PoolAttribute:    {StringValue: ptr.To(p.Name)},
+		},
+		Capacity: map[resourceapi.QualifiedName]resourceapi.DeviceCapacity{
+			SeatsCapacity: {
+				Value: *resource.NewQuantity(int64(capacity), resource.DecimalSI),
+				// One seat unless a claim asks for more (capacity.requests):
+				// the extended resource form asks for devices, so it
+				// cannot ask for two seats of one device.
+				RequestPolicy: &resourceapi.CapacityRequestPolicy{
+					Default: resource.NewQuantity(1, resource.DecimalSI),
+					ValidRange: &resourceapi.CapacityRequestPolicyRange{
+						Min:  resource.NewQuantity(1, resource.DecimalSI),
+						Step: resource.NewQuantity(1, resource.DecimalSI),
+					},
+				},
+			},
+		},
+		Taints: taint,
+	}}
+	return plan
+}
