@@ -91,9 +91,21 @@ var (
 //     authorizer refuses each ServiceAccount what it does not need;
 //   - the ValidatingAdmissionPolicy keeps the controller to its own
 //     ResourceSlices and DeviceClasses, which RBAC cannot.
+//
+// Once with the ConfigMap as shipped (a device per seat), once with
+// `devices: Shared` added (one shared device): the same RBAC serves both.
 func TestLicenseDriverInstall(t *testing.T) {
-	tc := newTestContext(t)
-	tc.checkDriverInstall(readDriverObjects(t, "manifests/license-driver", kustomize(t, licenseDriverDir)))
+	for _, tt := range []struct{ name, extra string }{
+		{"as shipped", ""},
+		{"devices Shared", "devices: Shared\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tc := newTestContext(t)
+			in := readDriverObjects(t, "manifests/license-driver", kustomize(t, licenseDriverDir))
+			in.configData += tt.extra
+			tc.checkDriverInstall(in)
+		})
+	}
 }
 
 // checkDriverInstall applies in's objects and runs the driver as they do
@@ -158,6 +170,9 @@ func (tc *testContext) checkDriverInstall(in *driverInstall) {
 	free, err := driverSeats(tc.ctx, matlab.Pool)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if shared := free.capacity != ""; shared != (cfg.Devices == config.Shared) {
+		t.Errorf("pool %s is published as a shared device: %v; the config's devices: %s", free.pool, shared, cfg.Devices)
 	}
 	if free.capacity != "" {
 		t.Logf("pool %s: %d free seats in the shared device %s (capacity %s)", free.pool, free.free, free.device, free.capacity)
