@@ -23,6 +23,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -135,9 +136,15 @@ func runLeaderElected(ctx context.Context, f controllerFlags, client kubernetes.
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var runErr error
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// The role runs on the elector's goroutine and may still be ending when
+	// the elector returns: its result is shared under mu.
+	var (
+		mu     sync.Mutex
+		runErr error
+		lost   bool
+	)
 	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
 		Lock:            lock,
 		LeaseDuration:   f.leaseDuration,
@@ -146,17 +153,27 @@ func runLeaderElected(ctx context.Context, f controllerFlags, client kubernetes.
 		ReleaseOnCancel: true,
 		Name:            f.leaseName,
 		Callbacks: leaderelection.LeaderCallbacks{
-			OnStartedLeading: func(ctx context.Context) {
-				runErr = run(ctx)
-				cancel(runErr)
+			OnStartedLeading: func(leading context.Context) {
+				err := run(leading)
+				mu.Lock()
+				runErr = err
+				mu.Unlock()
+				// A role that ends ends the election: the Lease is released.
+				cancel()
 			},
 			OnStoppedLeading: func() {
-				if ctx.Err() == nil {
-					runErr = errors.New("lost the leader election Lease")
-				}
+				mu.Lock()
+				defer mu.Unlock()
+				// Neither SIGTERM nor the role ended the election.
+				lost = ctx.Err() == nil
 			},
 		},
 	})
+	mu.Lock()
+	defer mu.Unlock()
+	if lost {
+		return errors.New("lost the leader election Lease")
+	}
 	return runErr
 }
 

@@ -18,18 +18,26 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2/ktesting"
+	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/controller"
@@ -151,5 +159,110 @@ func TestServeHTTP(t *testing.T) {
 	})
 	if err != nil {
 		t.Errorf("the server still answers after its context ended: %v", err)
+	}
+}
+
+// TestRunLeaderElected: the role runs while this replica holds the Lease;
+// what ends it decides the exit: SIGTERM (the context) ends it cleanly and
+// releases the Lease, a failing role ends it with the role's error, a Lease
+// taken by another replica ends it with an error (the process restarts and
+// follows). Run with -race: the role and the elector end on different
+// goroutines.
+func TestRunLeaderElected(t *testing.T) {
+	failed := errors.New("the publisher failed")
+	for _, tc := range []struct {
+		name string
+		// role is the role's body once leading; end acts from outside:
+		// cancel is the process's context; taken, once set, makes the
+		// leader's renewals conflict.
+		role    func(ctx context.Context) error
+		end     func(t *testing.T, cancel context.CancelFunc, client *fake.Clientset, taken *atomic.Bool)
+		wantErr string
+		// released: the Lease has no holder after the return.
+		released bool
+	}{
+		{
+			name:     "SIGTERM",
+			role:     func(ctx context.Context) error { <-ctx.Done(); return nil },
+			end:      func(_ *testing.T, cancel context.CancelFunc, _ *fake.Clientset, _ *atomic.Bool) { cancel() },
+			released: true,
+		},
+		{
+			name:     "the role fails",
+			role:     func(context.Context) error { return failed },
+			end:      func(*testing.T, context.CancelFunc, *fake.Clientset, *atomic.Bool) {},
+			wantErr:  failed.Error(),
+			released: true,
+		},
+		{
+			name: "the Lease is taken",
+			role: func(ctx context.Context) error { <-ctx.Done(); return nil },
+			end: func(t *testing.T, _ context.CancelFunc, client *fake.Clientset, taken *atomic.Bool) {
+				leases := client.CoordinationV1().Leases("ns")
+				lease, err := leases.Get(context.Background(), "license-driver", metav1.GetOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				lease.Spec.HolderIdentity = ptr.To("another-replica")
+				lease.Spec.LeaseDurationSeconds = ptr.To[int32](600)
+				lease.Spec.RenewTime = &metav1.MicroTime{Time: time.Now().Add(time.Minute)}
+				if _, err := leases.Update(context.Background(), lease, metav1.UpdateOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				taken.Store(true)
+			},
+			wantErr: "lost the leader election Lease",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, ctx := ktesting.NewTestContext(t)
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			client := fake.NewClientset()
+			// The fake does not check resourceVersions: once the Lease is
+			// taken, refuse the leader's renewals as the API server does
+			// when the Lease changed under it.
+			var taken atomic.Bool
+			client.PrependReactor("update", "leases", func(clienttesting.Action) (bool, runtime.Object, error) {
+				if !taken.Load() {
+					return false, nil, nil
+				}
+				return true, nil, apierrors.NewConflict(coordinationv1.Resource("leases"), "license-driver", errors.New("the object has been modified"))
+			})
+			f := controllerFlags{leaseNamespace: "ns", leaseName: "license-driver",
+				leaseDuration: time.Second, renewDeadline: 500 * time.Millisecond, retryPeriod: 100 * time.Millisecond}
+			leading := make(chan struct{})
+			done := make(chan error, 1)
+			go func() {
+				done <- runLeaderElected(ctx, f, client, &record.FakeRecorder{}, func(ctx context.Context) error {
+					close(leading)
+					return tc.role(ctx)
+				})
+			}()
+			select {
+			case <-leading:
+			case err := <-done:
+				t.Fatalf("returned before leading: %v", err)
+			case <-time.After(30 * time.Second):
+				t.Fatal("never led")
+			}
+			tc.end(t, cancel, client, &taken)
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("did not return")
+			}
+			if got := fmt.Sprint(err); (tc.wantErr == "" && err != nil) || (tc.wantErr != "" && !strings.Contains(got, tc.wantErr)) {
+				t.Errorf("returned %v, want %q", err, tc.wantErr)
+			}
+			lease, err := client.CoordinationV1().Leases("ns").Get(context.Background(), "license-driver", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if holder := ptr.Deref(lease.Spec.HolderIdentity, ""); (holder == "") != tc.released {
+				t.Errorf("the Lease is held by %q after the return; want released: %v", holder, tc.released)
+			}
+		})
 	}
 }
