@@ -98,7 +98,9 @@ func runController(ctx context.Context, f controllerFlags) error {
 	if err != nil {
 		return err
 	}
-	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	// Not stopped by SIGTERM (ctx) but on return: releasing the Lease after
+	// SIGTERM records an event.
+	broadcaster := record.NewBroadcaster(record.WithContext(context.WithoutCancel(ctx)))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
 	defer broadcaster.Shutdown()
 	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "license-driver-controller"})

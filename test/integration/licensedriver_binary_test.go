@@ -120,6 +120,10 @@ func TestLicenseDriverBinaryLeaderFailover(t *testing.T) {
 	if code := follower.cmd.ProcessState.ExitCode(); code != 0 {
 		t.Errorf("%s exited with %d on SIGTERM, want 0", follower.name, code)
 	}
+	// The Lease's "stopped leading" event is recorded after SIGTERM.
+	if strings.Contains(follower.output(), "Unable to record event") {
+		t.Errorf("%s could not record an event while stopping", follower.name)
+	}
 	lease, err := adminClient.CoordinationV1().Leases(tc.ns).Get(tc.ctx, "license-driver", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
