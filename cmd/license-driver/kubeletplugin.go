@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/types"
@@ -66,6 +67,9 @@ func runKubeletPlugin(ctx context.Context, f kubeletPluginFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := f.checkDirs(); err != nil {
+		return err
+	}
 	restConfig, err := clientcmd.BuildConfigFromFlags("", f.kubeconfig)
 	if err != nil {
 		return fmt.Errorf("kubeconfig: %w", err)
@@ -84,4 +88,23 @@ func runKubeletPlugin(ctx context.Context, f kubeletPluginFlags) error {
 		CDIDir:        f.cdiDir,
 		PodUID:        types.UID(f.podUID),
 	})
+}
+
+// checkDirs checks the directory flags, so that a mistake names the flag
+// (node.Run checks them too, by their Options names).
+func (f kubeletPluginFlags) checkDirs() error {
+	for _, d := range []struct{ flag, path string }{
+		{"--plugin-data-dir", f.pluginDataDir}, {"--registrar-dir", f.registrarDir}, {"--cdi-dir", f.cdiDir},
+	} {
+		if !filepath.IsAbs(d.path) {
+			return fmt.Errorf("%s %q: must be an absolute path (the kubelet and the container runtime resolve it on the host)", d.flag, d.path)
+		}
+	}
+	// The kubelet creates its registration directory: the plugin does not.
+	if fi, err := os.Stat(f.registrarDir); err != nil {
+		return fmt.Errorf("--registrar-dir: %w (the kubelet's plugin registration directory, mounted from the host)", err)
+	} else if !fi.IsDir() {
+		return fmt.Errorf("--registrar-dir %q: not a directory", f.registrarDir)
+	}
+	return nil
 }

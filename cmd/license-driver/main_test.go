@@ -197,6 +197,18 @@ func TestCommand(t *testing.T) {
 			stderr: []string{"--http-address", "99999"},
 		},
 		{
+			name:   "kubelet-plugin: relative --cdi-dir",
+			args:   []string{"kubelet-plugin", "--config=" + good, "--kubeconfig=" + kubeconfig, "--cdi-dir=var/run/cdi"},
+			code:   1,
+			stderr: []string{`--cdi-dir \"var/run/cdi\": must be an absolute path`},
+		},
+		{
+			name:   "kubelet-plugin: missing --registrar-dir",
+			args:   []string{"kubelet-plugin", "--config=" + good, "--kubeconfig=" + kubeconfig, "--registrar-dir=" + missing},
+			code:   1,
+			stderr: []string{"--registrar-dir", missing, "no such file or directory"},
+		},
+		{
 			name:   "version",
 			args:   []string{"--version"},
 			stdout: []string{version.Get().GitVersion},
