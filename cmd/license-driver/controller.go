@@ -79,8 +79,27 @@ func newControllerCommand() *cobra.Command {
 	return cmd
 }
 
+// checkLeaderElection checks what client-go's elector requires of the
+// durations (it panics otherwise), by the flags' names.
+func (f controllerFlags) checkLeaderElection() error {
+	switch {
+	case f.retryPeriod <= 0:
+		return fmt.Errorf("--leader-elect-retry-period (%s) must be positive", f.retryPeriod)
+	case f.leaseDuration <= f.renewDeadline:
+		return fmt.Errorf("--leader-elect-lease-duration (%s) must be longer than --leader-elect-renew-deadline (%s)", f.leaseDuration, f.renewDeadline)
+	case float64(f.renewDeadline) <= leaderelection.JitterFactor*float64(f.retryPeriod):
+		return fmt.Errorf("--leader-elect-renew-deadline (%s) must be longer than %.1f times --leader-elect-retry-period (%s)", f.renewDeadline, leaderelection.JitterFactor, f.retryPeriod)
+	}
+	return nil
+}
+
 func runController(ctx context.Context, f controllerFlags) error {
 	logger := klog.FromContext(ctx)
+	if f.leaderElect {
+		if err := f.checkLeaderElection(); err != nil {
+			return err
+		}
+	}
 	cfg, err := loadConfig(f.configFile)
 	if err != nil {
 		return err
@@ -147,7 +166,7 @@ func runLeaderElected(ctx context.Context, f controllerFlags, client kubernetes.
 		runErr error
 		lost   bool
 	)
-	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
 		Lock:            lock,
 		LeaseDuration:   f.leaseDuration,
 		RenewDeadline:   f.renewDeadline,
@@ -171,6 +190,11 @@ func runLeaderElected(ctx context.Context, f controllerFlags, client kubernetes.
 			},
 		},
 	})
+	if err != nil {
+		// RunOrDie would panic here.
+		return fmt.Errorf("leader election: %w", err)
+	}
+	elector.Run(ctx)
 	mu.Lock()
 	defer mu.Unlock()
 	if lost {

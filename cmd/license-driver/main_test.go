@@ -197,6 +197,30 @@ func TestCommand(t *testing.T) {
 			stderr: []string{"--http-address", "99999"},
 		},
 		{
+			name:   "controller: lease shorter than the renew deadline",
+			args:   []string{"controller", "--config=" + good, "--kubeconfig=" + kubeconfig, "--leader-elect-lease-duration=1s", "--leader-elect-renew-deadline=2s"},
+			code:   1,
+			stderr: []string{"--leader-elect-lease-duration (1s) must be longer than --leader-elect-renew-deadline (2s)"},
+		},
+		{
+			name:   "controller: renew deadline within the retry period",
+			args:   []string{"controller", "--config=" + good, "--kubeconfig=" + kubeconfig, "--leader-elect-renew-deadline=2s", "--leader-elect-retry-period=2s"},
+			code:   1,
+			stderr: []string{"--leader-elect-renew-deadline (2s) must be longer than 1.2 times --leader-elect-retry-period (2s)"},
+		},
+		{
+			name:   "controller: no retry period",
+			args:   []string{"controller", "--config=" + good, "--kubeconfig=" + kubeconfig, "--leader-elect-retry-period=0s"},
+			code:   1,
+			stderr: []string{"--leader-elect-retry-period (0s) must be positive"},
+		},
+		{
+			name:   "controller: leader election flags are not checked without it",
+			args:   []string{"controller", "--config=" + missing, "--leader-elect=false", "--leader-elect-retry-period=0s"},
+			code:   1,
+			stderr: []string{"license driver configuration"},
+		},
+		{
 			name:   "kubelet-plugin: relative --cdi-dir",
 			args:   []string{"kubelet-plugin", "--config=" + good, "--kubeconfig=" + kubeconfig, "--cdi-dir=var/run/cdi"},
 			code:   1,
