@@ -189,8 +189,27 @@ func (tc *testContext) checkDriverInstall(in *driverInstall) {
 	}
 	tc.waitDriverSeats(matlab.Pool, 10)
 
+	// Failover: the leader stops (SIGTERM releases the Lease), the standby
+	// takes the Lease with its token and publishes.
+	leader, standby := controllers[0], controllers[1]
+	if !strings.Contains(leader.output(), "Successfully acquired lease") {
+		leader, standby = standby, leader
+	}
+	leader.stop()
+	err = wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(ctx context.Context) (bool, error) {
+		return strings.Contains(standby.output(), "Successfully acquired lease"), nil
+	})
+	if err != nil {
+		t.Fatalf("the standby %s did not take the Lease after the leader %s stopped: %v", standby.name, leader.name, err)
+	}
+	claim = tc.allocateSeat("matlab-seat-2", matlab.DeviceClassName, mustSeats(t, tc.ctx, matlab.Pool))
+	tc.waitDriverSeats(matlab.Pool, 9)
+	if err := adminClient.ResourceV1().ResourceClaims(tc.ns).Delete(tc.ctx, claim.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
 	for _, p := range controllers {
-		if p.exited() {
+		if p.exited() && p != leader {
 			t.Errorf("%s exited", p.name)
 		}
 		if lines := forbidden.FindAllString(p.output(), -1); len(lines) > 0 {
@@ -328,6 +347,15 @@ func sortedGrants(p []scopedPermission) []scopedPermission {
 	out := append([]scopedPermission{}, p...)
 	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
 	return out
+}
+
+func mustSeats(t testing.TB, ctx context.Context, pool string) poolSeats {
+	t.Helper()
+	s, err := driverSeats(ctx, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // allocateSeat creates a claim in the test's namespace for one seat of
