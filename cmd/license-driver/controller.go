@@ -130,13 +130,28 @@ func runController(ctx context.Context, f controllerFlags) error {
 		}
 	}
 	opts := controller.Options{Client: client, Config: cfg, Source: src, Recorder: recorder}
+	run := stopQuietly(func(ctx context.Context) error { return controller.Run(ctx, opts) })
 	if !f.leaderElect {
-		return controller.Run(ctx, opts)
+		return run(ctx)
 	}
 	return runLeaderElected(ctx, f, client, recorder, func(ctx context.Context) error {
 		logger.Info("Leading: publishing license seats", "driver", licensedriver.DriverName)
-		return controller.Run(ctx, opts)
+		return run(ctx)
 	})
+}
+
+// stopQuietly returns run, except that an error once ctx is done is the
+// stop's (SIGTERM while the controller waits for its informers), not a
+// failure: the process exits 0 as on any SIGTERM.
+func stopQuietly(run func(context.Context) error) func(context.Context) error {
+	return func(ctx context.Context) error {
+		err := run(ctx)
+		if err != nil && ctx.Err() != nil {
+			klog.FromContext(ctx).V(2).Info("Stopped while starting", "err", err)
+			return nil
+		}
+		return err
+	}
 }
 
 // runLeaderElected runs run while this replica holds the Lease. Losing the

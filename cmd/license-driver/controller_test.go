@@ -266,3 +266,33 @@ func TestRunLeaderElected(t *testing.T) {
 		})
 	}
 }
+
+// TestStopQuietly: an error of the controller once its context is done
+// (SIGTERM during its start) is not a failure; any other error is.
+func TestStopQuietly(t *testing.T) {
+	failed := errors.New("the publisher failed")
+	for _, tc := range []struct {
+		name    string
+		stopped bool
+		err     error
+		want    error
+	}{
+		{name: "stopped while starting", stopped: true, err: fmt.Errorf("sync ResourceSlice informer: %w", context.Canceled)},
+		{name: "stopped", stopped: true},
+		{name: "fails while running", err: failed, want: failed},
+		{name: "returns", err: nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, ctx := ktesting.NewTestContext(t)
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			if tc.stopped {
+				cancel()
+			}
+			got := stopQuietly(func(context.Context) error { return tc.err })(ctx)
+			if !errors.Is(got, tc.want) || (tc.want == nil && got != nil) {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -28,6 +28,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 )
 
 // The license driver's binary on the test cluster: `license-driver
@@ -46,14 +48,19 @@ var leaseFlags = []string{
 // TestLicenseDriverBinaryLeaderFailover: two controllers elect a leader on a
 // Lease of the test; only the leader publishes. The leader is killed
 // (SIGKILL) while pods wait for seats: the other takes over, republishes,
-// withdraws no allocated device and counts the seats right, and the burst
-// completes as pods end. A watch of the claims checks all along that no more
-// than 8 seats are held and none twice.
+// withdraws no allocated device, counts the seats right and follows the
+// license server, and the burst completes as pods end. A watch of the
+// claims checks all along that no more seats are held than issued and none
+// twice. Both ways of publishing seats.
 func TestLicenseDriverBinaryLeaderFailover(t *testing.T) {
+	forEachDeviceMode(t, licenseDriverBinaryLeaderFailover)
+}
+
+func licenseDriverBinaryLeaderFailover(t *testing.T, devices config.Devices) {
 	tc := newTestContext(t)
 	tc.createNodes(makeNode(tc.ns+"-a"), makeNode(tc.ns+"-b"))
 	server := tc.newHTTPLicenseServer(map[string]int{"FAIL": 8})
-	configPath, features := tc.binaryLicenseConfig(server, "FAIL")
+	configPath, features := tc.binaryLicenseConfig(server, devices, "FAIL")
 	f := features["FAIL"]
 	leaseArgs := append([]string{"--leader-elect", "--leader-elect-resource-namespace=" + tc.ns}, leaseFlags...)
 	drivers := []*driverProcess{
@@ -78,15 +85,16 @@ func TestLicenseDriverBinaryLeaderFailover(t *testing.T) {
 	}
 	killed := time.Now()
 	leader.kill()
-	tc.waitLog(follower, "Leading: publishing license seats")
-	t.Logf("%s took over %v after %s was killed", follower.name, time.Since(killed).Round(10*time.Millisecond), leader.name)
+	tc.waitLog(follower, "License driver controller started")
+	t.Logf("%s took over and started %v after %s was killed", follower.name, time.Since(killed).Round(10*time.Millisecond), leader.name)
 	if newHolder := tc.leaseHolder(holder); newHolder == holder {
 		t.Errorf("the Lease is still held by %s", holder)
 	}
 
 	// The 4 freed seats go to waiting pods (deleted pods are not counted
-	// as bound); then every seat is held and the new leader publishes none
-	// free, and every allocated device.
+	// as bound; with one device per seat, the new leader must untaint
+	// them); then every seat is held: the new leader publishes none free,
+	// and every allocated device.
 	tc.waitBoundAtLeast(names, 8)
 	tc.waitFreeSeats(f.Pool, 0)
 	tc.checkAllocatedPublished(f.Pool)
@@ -95,6 +103,17 @@ func TestLicenseDriverBinaryLeaderFailover(t *testing.T) {
 		seatsSeries(f.Pool, "allocated"): 8,
 		seatsSeries(f.Pool, "free"):      0,
 		seatsSeries(f.Pool, "external"):  0,
+	})
+	// The new leader follows the license server: one more seat issued is
+	// one more pod running (a shared device's freed capacity needs no
+	// republishing, so this is what shows the new leader publishes).
+	watch.setLimit(f.Pool, 9)
+	server.setTotal("FAIL", 9)
+	tc.waitBoundAtLeast(names, 9)
+	tc.waitMetrics(follower, map[string]float64{
+		seatsSeries(f.Pool, "total"):     9,
+		seatsSeries(f.Pool, "allocated"): 9,
+		seatsSeries(f.Pool, "free"):      0,
 	})
 
 	// The burst completes as pods end.
@@ -109,9 +128,9 @@ func TestLicenseDriverBinaryLeaderFailover(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%d of %d pods got a seat: %v", ran.Len(), len(names), err)
 	}
-	tc.waitFreeSeats(f.Pool, 8)
-	if peak := watch.check(t)[f.Pool]; peak != 8 {
-		t.Errorf("at most %d seats were held at once, want all 8 used", peak)
+	tc.waitFreeSeats(f.Pool, 9)
+	if peak := watch.check(t)[f.Pool]; peak != 9 {
+		t.Errorf("at most %d seats were held at once, want all 9 used", peak)
 	}
 
 	// SIGTERM, as a kubelet stops a pod: the leader exits cleanly and
@@ -210,7 +229,7 @@ func (tc *testContext) waitBoundAtLeast(names []string, n int) {
 func TestLicenseDriverBinarySourceChanges(t *testing.T) {
 	tc := newTestContext(t)
 	server := tc.newHTTPLicenseServer(map[string]int{"CHANGE": 20})
-	configPath, features := tc.binaryLicenseConfig(server, "CHANGE")
+	configPath, features := tc.binaryLicenseConfig(server, "", "CHANGE")
 	f := features["CHANGE"]
 	slicesOf := tc.watchSlices(f.Pool)
 	driver := tc.runLicenseDriverController("license-driver", configPath, "--leader-elect=false")
@@ -263,7 +282,7 @@ func TestLicenseDriverBinarySourceChanges(t *testing.T) {
 func TestLicenseDriverBinarySourceErrors(t *testing.T) {
 	tc := newTestContext(t)
 	server := tc.newHTTPLicenseServer(map[string]int{"DOWN": 4})
-	configPath, features := tc.binaryLicenseConfig(server, "DOWN")
+	configPath, features := tc.binaryLicenseConfig(server, "", "DOWN")
 	f := features["DOWN"]
 	driver := tc.runLicenseDriverController("license-driver", configPath, "--leader-elect=false")
 	tc.waitFreeSeats(f.Pool, 4)

@@ -100,6 +100,12 @@ func (s *httpLicenseServer) setInUse(feature string, n int) {
 	s.inUse[feature] = n
 }
 
+func (s *httpLicenseServer) setTotal(feature string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.total[feature] = n
+}
+
 // readAfter returns when the server was first read after t.
 func (s *httpLicenseServer) readAfter(t time.Time) (time.Time, bool) {
 	s.mu.Lock()
@@ -126,13 +132,14 @@ func (s *httpLicenseServer) setStatus(status int) {
 }
 
 // binaryLicenseConfig writes a driver configuration for features named
-// after the test, read from server every second, and returns its path.
+// after the test, read from server every second, with seats published as
+// devices says ("": the default), and returns its path.
 // The ResourceSlices and DeviceClasses of its pools are deleted when the
 // test ends (after its processes stopped: cleanups run last-in first-out),
 // so that no pool of this test outlives it.
-func (tc *testContext) binaryLicenseConfig(server *httpLicenseServer, features ...string) (string, map[string]config.Feature) {
+func (tc *testContext) binaryLicenseConfig(server *httpLicenseServer, devices config.Devices, features ...string) (string, map[string]config.Feature) {
 	tc.t.Helper()
-	c, byName := tc.licenseConfig(features...)
+	c, byName := tc.licenseConfigFor(devices, features...)
 	c.Source.HTTP.URL = server.srv.URL + "/features"
 	data, err := yaml.Marshal(c)
 	if err != nil {
