@@ -125,7 +125,7 @@ func (tc *testContext) checkDriverInstall(in *driverInstall) {
 		t.Fatalf("the example config should serve 10 MATLAB seats from the static source: %s", in.configData)
 	}
 	// After the binaries have stopped (cleanups run last-in first-out).
-	t.Cleanup(func() { deleteDriverObjects(t, cfg) })
+	t.Cleanup(func() { deletePools(tc, cfg.Features) })
 	// Before the controllers start: the policy in force must let them do
 	// their work.
 	tc.checkAdmissionPolicy(in)
@@ -150,7 +150,7 @@ func (tc *testContext) checkDriverInstall(in *driverInstall) {
 	for i, p := range controllers {
 		checkHealthz(t, tc.ctx, p, ports[i])
 	}
-	tc.waitDriverSeats(matlab.Pool, 10)
+	tc.waitFreeSeats(matlab.Pool, 10)
 	class, err := adminClient.ResourceV1().DeviceClasses().Get(tc.ctx, matlab.DeviceClassName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("the DeviceClass of MATLAB: %v", err)
@@ -167,27 +167,23 @@ func (tc *testContext) checkDriverInstall(in *driverInstall) {
 	}
 
 	// A claim that holds one seat, allocated as the scheduler would.
-	free, err := driverSeats(tc.ctx, matlab.Pool)
+	seat, err := findFreeSeat(tc.ctx, matlab.Pool)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if shared := free.capacity != ""; shared != (cfg.Devices == config.Shared) {
-		t.Errorf("pool %s is published as a shared device: %v; the config's devices: %s", free.pool, shared, cfg.Devices)
+	if shared := seat.capacity != ""; shared != (cfg.Devices == config.Shared) {
+		t.Errorf("pool %s is published as a shared device: %v; the config's devices: %s", seat.pool, shared, cfg.Devices)
 	}
-	if free.capacity != "" {
-		t.Logf("pool %s: %d free seats in the shared device %s (capacity %s)", free.pool, free.free, free.device, free.capacity)
-	} else {
-		t.Logf("pool %s: %d free seats, one device each", free.pool, free.free)
-	}
-	claim := tc.allocateSeat("matlab-seat", matlab.DeviceClassName, free)
-	tc.waitDriverSeats(matlab.Pool, 9)
+	t.Logf("pool %s: allocating a seat of device %s (shared: %v)", seat.pool, seat.device, seat.capacity != "")
+	claim := tc.allocateSeat("matlab-seat", matlab.DeviceClassName, seat)
+	tc.waitFreeSeats(matlab.Pool, 9)
 
 	// The kubelet plugin, as the DaemonSet runs it, with its own token.
 	tc.checkKubeletPlugin(in, configPath, claim, matlab.Env)
 	if err := adminClient.ResourceV1().ResourceClaims(tc.ns).Delete(tc.ctx, claim.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	tc.waitDriverSeats(matlab.Pool, 10)
+	tc.waitFreeSeats(matlab.Pool, 10)
 
 	// Failover: the leader stops (SIGTERM releases the Lease), the standby
 	// takes the Lease with its token and publishes.
@@ -202,8 +198,12 @@ func (tc *testContext) checkDriverInstall(in *driverInstall) {
 	if err != nil {
 		t.Fatalf("the standby %s did not take the Lease after the leader %s stopped: %v", standby.name, leader.name, err)
 	}
-	claim = tc.allocateSeat("matlab-seat-2", matlab.DeviceClassName, mustSeats(t, tc.ctx, matlab.Pool))
-	tc.waitDriverSeats(matlab.Pool, 9)
+	seat, err = findFreeSeat(tc.ctx, matlab.Pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim = tc.allocateSeat("matlab-seat-2", matlab.DeviceClassName, seat)
+	tc.waitFreeSeats(matlab.Pool, 9)
 	if err := adminClient.ResourceV1().ResourceClaims(tc.ns).Delete(tc.ctx, claim.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -349,23 +349,11 @@ func sortedGrants(p []scopedPermission) []scopedPermission {
 	return out
 }
 
-func mustSeats(t testing.TB, ctx context.Context, pool string) poolSeats {
-	t.Helper()
-	s, err := driverSeats(ctx, pool)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // allocateSeat creates a claim in the test's namespace for one seat of
-// class and allocates it a free one of seats, as the scheduler does: a
-// device of its own, or a share of a shared device's capacity.
-func (tc *testContext) allocateSeat(name, class string, seats poolSeats) *resourceapi.ResourceClaim {
+// class and allocates it seat, as the scheduler does: a device of its own,
+// or a share of a shared device's capacity.
+func (tc *testContext) allocateSeat(name, class string, seat freeSeat) *resourceapi.ResourceClaim {
 	tc.t.Helper()
-	if seats.free == 0 {
-		tc.t.Fatalf("no free seat in pool %s to allocate", seats.pool)
-	}
 	claims := adminClient.ResourceV1().ResourceClaims(tc.ns)
 	claim, err := claims.Create(tc.ctx, &resourceapi.ResourceClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
@@ -376,10 +364,10 @@ func (tc *testContext) allocateSeat(name, class string, seats poolSeats) *resour
 	if err != nil {
 		tc.t.Fatalf("creating claim %s: %v", name, err)
 	}
-	result := resourceapi.DeviceRequestAllocationResult{Request: "seat", Driver: licensedriver.DriverName, Pool: seats.pool, Device: seats.device}
-	if seats.capacity != "" {
+	result := resourceapi.DeviceRequestAllocationResult{Request: "seat", Driver: licensedriver.DriverName, Pool: seat.pool, Device: seat.device}
+	if seat.capacity != "" {
 		result.ShareID = ptr.To(uuid.NewUUID())
-		result.ConsumedCapacity = map[resourceapi.QualifiedName]resource.Quantity{seats.capacity: resource.MustParse("1")}
+		result.ConsumedCapacity = map[resourceapi.QualifiedName]resource.Quantity{seat.capacity: resource.MustParse("1")}
 	}
 	claim.Status.Allocation = &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{
 		Results: []resourceapi.DeviceRequestAllocationResult{result},

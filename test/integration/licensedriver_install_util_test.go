@@ -22,7 +22,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -33,7 +32,6 @@ import (
 	v1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	resourceapi "k8s.io/api/resource/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -42,21 +40,8 @@ import (
 
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver/seats"
 )
-
-// licenseDriverBinary returns the path of the driver binary under test:
-// LICENSE_DRIVER_BINARY, or bin/license-driver, which make build builds.
-func licenseDriverBinary(t testing.TB) string {
-	t.Helper()
-	path := os.Getenv("LICENSE_DRIVER_BINARY")
-	if path == "" {
-		path, _ = filepath.Abs("../../bin/license-driver")
-	}
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("this test runs the license driver binary: build it with make build (or set LICENSE_DRIVER_BINARY): %v", err)
-	}
-	return path
-}
 
 // driverPod is the pod template of one of the driver's workloads.
 type driverPod struct {
@@ -271,7 +256,7 @@ func (tc *testContext) driverEnv(in *driverInstall, p driverPod, fields map[stri
 func (tc *testContext) runDriver(name string, env []string, args ...string) *schedulerProcess {
 	tc.t.Helper()
 	p := &schedulerProcess{name: name, done: make(chan struct{})}
-	p.cmd = exec.Command(licenseDriverBinary(tc.t), args...)
+	p.cmd = exec.Command(tc.licenseDriverBinary(), args...)
 	for _, e := range os.Environ() {
 		if !strings.HasPrefix(e, "KUBECONFIG=") && !strings.HasPrefix(e, "POD_NAMESPACE=") && !strings.HasPrefix(e, "NODE_NAME=") && !strings.HasPrefix(e, "POD_UID=") {
 			p.cmd.Env = append(p.cmd.Env, e)
@@ -399,56 +384,28 @@ func grantsOf(t testing.TB, objs []*unstructured.Unstructured, namespace, sa str
 	return out
 }
 
-// deleteDriverObjects deletes the DeviceClasses and the pools' ResourceSlices
-// of cfg: they are cluster-wide, and other tests publish pools of this
-// driver too.
-func deleteDriverObjects(t testing.TB, cfg *config.Configuration) {
-	t.Helper()
-	ctx := context.Background()
-	pools := map[string]bool{}
-	for _, f := range cfg.Features {
-		pools[f.Pool] = true
-		if err := adminClient.ResourceV1().DeviceClasses().Delete(ctx, f.DeviceClassName, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			t.Errorf("deleting DeviceClass %s: %v", f.DeviceClassName, err)
-		}
-	}
-	list, err := adminClient.ResourceV1().ResourceSlices().List(ctx, metav1.ListOptions{FieldSelector: "spec.driver=" + licensedriver.DriverName})
-	if err != nil {
-		t.Errorf("listing the driver's ResourceSlices: %v", err)
-		return
-	}
-	for _, s := range list.Items {
-		if !pools[s.Spec.Pool.Name] {
-			continue
-		}
-		if err := adminClient.ResourceV1().ResourceSlices().Delete(ctx, s.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			t.Errorf("deleting ResourceSlice %s: %v", s.Name, err)
-		}
-	}
-}
-
-// poolSeats is what a pool of the driver offers a new claim.
-type poolSeats struct {
-	pool string
-	// free is the number of seats a new claim could get.
-	free int
-	// device is one device with a free seat.
-	device string
+// freeSeat is a seat of a pool that a new claim can be allocated.
+type freeSeat struct {
+	pool, device string
 	// capacity, for a shared device (allowMultipleAllocations), is the
-	// name of its capacity that each claim consumes one of.
+	// capacity each claim consumes one of; empty for a device per seat.
 	capacity resourceapi.QualifiedName
 }
 
-// driverSeats reads pool's free seats from the API server, in either of
-// the driver's ways to publish them: one device per seat (the untainted
-// devices of the pool's newest generation are free), or one shared device
-// whose only capacity is the seats (what allocated claims consume of it is
-// taken).
-func driverSeats(ctx context.Context, pool string) (poolSeats, error) {
-	out := poolSeats{pool: pool}
+// findFreeSeat returns an untainted device of pool's newest generation, in
+// either of the driver's ways to publish seats, when publishedSeats counts
+// a free seat.
+func findFreeSeat(ctx context.Context, pool string) (freeSeat, error) {
+	free, _, err := publishedSeats(ctx, pool)
+	if err != nil {
+		return freeSeat{}, err
+	}
+	if free == 0 {
+		return freeSeat{}, fmt.Errorf("pool %s has no free seat", pool)
+	}
 	list, err := adminClient.ResourceV1().ResourceSlices().List(ctx, metav1.ListOptions{FieldSelector: "spec.driver=" + licensedriver.DriverName})
 	if err != nil {
-		return out, err
+		return freeSeat{}, err
 	}
 	gen := int64(-1)
 	for _, s := range list.Items {
@@ -456,7 +413,6 @@ func driverSeats(ctx context.Context, pool string) (poolSeats, error) {
 			gen = max(gen, s.Spec.Pool.Generation)
 		}
 	}
-	consumed := map[string]int64{}
 	for _, s := range list.Items {
 		if s.Spec.Pool.Name != pool || s.Spec.Pool.Generation != gen {
 			continue
@@ -465,71 +421,14 @@ func driverSeats(ctx context.Context, pool string) (poolSeats, error) {
 			if len(d.Taints) > 0 {
 				continue
 			}
-			if !ptr.Deref(d.AllowMultipleAllocations, false) {
-				out.free++
-				out.device = d.Name
-				continue
+			out := freeSeat{pool: pool, device: d.Name}
+			if ptr.Deref(d.AllowMultipleAllocations, false) {
+				out.capacity = seats.SeatsCapacity
 			}
-			if len(d.Capacity) != 1 {
-				return out, fmt.Errorf("shared device %s of pool %s has %d capacities, want 1 (the seats)", d.Name, pool, len(d.Capacity))
-			}
-			for name, c := range d.Capacity {
-				out.capacity = name
-				if consumed[d.Name] == 0 {
-					n, err := consumedSeats(ctx, pool, d.Name, name)
-					if err != nil {
-						return out, err
-					}
-					consumed[d.Name] = n
-				}
-				if free := int(c.Value.Value() - consumed[d.Name]); free > 0 {
-					out.free += free
-					out.device = d.Name
-				}
-			}
+			return out, nil
 		}
 	}
-	return out, nil
-}
-
-// consumedSeats sums what the allocated claims of every namespace consume
-// of capacity of the device pool/device of the driver.
-func consumedSeats(ctx context.Context, pool, device string, capacity resourceapi.QualifiedName) (int64, error) {
-	claims, err := adminClient.ResourceV1().ResourceClaims("").List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return 0, err
-	}
-	var n int64
-	for _, c := range claims.Items {
-		if c.Status.Allocation == nil {
-			continue
-		}
-		for _, r := range c.Status.Allocation.Devices.Results {
-			if r.Driver != licensedriver.DriverName || r.Pool != pool || r.Device != device {
-				continue
-			}
-			if q, ok := r.ConsumedCapacity[capacity]; ok {
-				n += q.Value()
-			} else {
-				n++
-			}
-		}
-	}
-	return n, nil
-}
-
-// waitDriverSeats waits until pool offers exactly free seats.
-func (tc *testContext) waitDriverSeats(pool string, free int) {
-	tc.t.Helper()
-	var got poolSeats
-	err := wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(ctx context.Context) (bool, error) {
-		var err error
-		got, err = driverSeats(ctx, pool)
-		return err == nil && got.free == free, err
-	})
-	if err != nil {
-		tc.t.Fatalf("waiting for %d free seats in pool %s (%d now): %v", free, pool, got.free, err)
-	}
+	return freeSeat{}, fmt.Errorf("pool %s: no untainted device", pool)
 }
 
 // podSecurityNamespace creates a namespace for the test that enforces the
