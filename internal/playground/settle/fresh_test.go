@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 )
 
@@ -113,12 +114,17 @@ func TestWaitFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	scale, err := testClient.AppsV1().Deployments(ns).GetScale(ctx, "web", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	scale.Spec.Replicas = 2
-	if _, err := testClient.AppsV1().Deployments(ns).UpdateScale(ctx, "web", scale, metav1.UpdateOptions{}); err != nil {
+	// The deployment controller writes the object's status meanwhile: retry
+	// the scale on a conflict, as kubectl scale does.
+	if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		scale, err := testClient.AppsV1().Deployments(ns).GetScale(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		scale.Spec.Replicas = 2
+		_, err = testClient.AppsV1().Deployments(ns).UpdateScale(ctx, "web", scale, metav1.UpdateOptions{})
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Wait(short(), []Target{web}, nil); !errors.Is(err, context.DeadlineExceeded) {
