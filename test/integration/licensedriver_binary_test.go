@@ -72,6 +72,10 @@ func licenseDriverBinaryLeaderFailover(t *testing.T, devices config.Devices) {
 	if strings.Contains(follower.output(), "Leading:") {
 		t.Fatalf("%s is not the leader but publishes", follower.name)
 	}
+	// Only the leader reports seats: a dashboard summing replicas counts
+	// each seat once.
+	tc.waitMetrics(leader, map[string]float64{seatsSeries(f.Pool, "total"): 8})
+	tc.waitMetrics(follower, map[string]float64{seatsSeries(f.Pool, "total"): -1})
 	holder := tc.leaseHolder("")
 	watch := tc.watchSeats(map[string]int{f.Pool: 8})
 	tc.licenseScheduler()
