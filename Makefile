@@ -57,10 +57,14 @@ image-multiarch: ## Build and push $(IMAGE) for $(PLATFORMS) with docker buildx 
 
 RELEASE_DIR ?= $(CURDIR)/_output/release
 
+LICENSE_DRIVER_IMAGE ?= adminsched/license-driver:$(VERSION)
+
 .PHONY: release-manifests
-release-manifests: ## Render manifests/install with image $(IMAGE) into _output/release/all-in-one.yaml (kubectl apply -f).
+release-manifests: ## Render manifests/install with image $(IMAGE) into _output/release/all-in-one.yaml, and manifests/license-driver with $(LICENSE_DRIVER_IMAGE) into license-driver.yaml (kubectl apply -f).
 	$(GO) run ./hack/release-manifests --kustomization manifests/install \
 		--image $(IMAGE) --output $(RELEASE_DIR)/all-in-one.yaml
+	$(GO) run ./hack/release-manifests --kustomization manifests/license-driver --image-name adminsched/license-driver \
+		--image $(LICENSE_DRIVER_IMAGE) --output $(RELEASE_DIR)/license-driver.yaml
 
 .PHONY: test
 test: unit-test integration-test ## Run every test CI runs.
