@@ -229,8 +229,10 @@ func TestRunLeaderElected(t *testing.T) {
 				}
 				return true, nil, apierrors.NewConflict(coordinationv1.Resource("leases"), "license-driver", errors.New("the object has been modified"))
 			})
+			// A renew deadline of seconds: a starved leader (-race on a
+			// busy machine) must not lose the Lease in the other cases.
 			f := controllerFlags{leaseNamespace: "ns", leaseName: "license-driver",
-				leaseDuration: time.Second, renewDeadline: 500 * time.Millisecond, retryPeriod: 100 * time.Millisecond}
+				leaseDuration: 4 * time.Second, renewDeadline: 2 * time.Second, retryPeriod: 100 * time.Millisecond}
 			leading := make(chan struct{})
 			done := make(chan error, 1)
 			go func() {
