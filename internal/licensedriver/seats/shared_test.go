@@ -100,6 +100,9 @@ func TestComputeShared(t *testing.T) {
 			if got := [4]int{p.Allocated, p.External, p.Free, p.Blocked}; got != tt.wantCounts {
 				t.Errorf("allocated, external, free, blocked = %v, want %v", got, tt.wantCounts)
 			}
+			if *d.Attributes[HeldAttribute].IntValue != int64(tt.wantCounts[0]) {
+				t.Errorf("held attribute %d, want %d", *d.Attributes[HeldAttribute].IntValue, tt.wantCounts[0])
+			}
 			if *d.Attributes[PoolAttribute].StringValue != "matlab" || *d.Attributes[FeatureAttribute].StringValue != "MATLAB" {
 				t.Errorf("attributes %v", d.Attributes)
 			}
