@@ -91,8 +91,14 @@ func (tc *testContext) schedulerBinary() string {
 // test ends, and its output is logged if the test failed.
 func (tc *testContext) runBinary(name string, args ...string) *schedulerProcess {
 	tc.t.Helper()
+	return tc.startProcess(name, tc.schedulerBinary(), args...)
+}
+
+// startProcess starts binary with args, as runBinary does.
+func (tc *testContext) startProcess(name, binary string, args ...string) *schedulerProcess {
+	tc.t.Helper()
 	p := &schedulerProcess{name: name, done: make(chan struct{})}
-	p.cmd = exec.Command(tc.schedulerBinary(), args...)
+	p.cmd = exec.Command(binary, args...)
 	p.cmd.Stdout, p.cmd.Stderr = p, p
 	if err := p.cmd.Start(); err != nil {
 		tc.t.Fatalf("starting %s: %v", name, err)

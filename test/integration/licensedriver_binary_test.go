@@ -156,26 +156,16 @@ func licenseDriverBinaryLeaderFailover(t *testing.T, devices config.Devices) {
 // and the other.
 func (tc *testContext) waitLicenseLeader(drivers []*driverProcess) (leader, follower *driverProcess) {
 	tc.t.Helper()
-	var leaders []*driverProcess
-	err := wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(context.Context) (bool, error) {
-		leaders = nil
-		for _, p := range drivers {
-			if p.exited() {
-				return false, fmt.Errorf("%s exited", p.name)
-			}
-			if strings.Contains(p.output(), "Successfully acquired lease") {
-				leaders = append(leaders, p)
-			}
+	processes := make([]*schedulerProcess, len(drivers))
+	for i, d := range drivers {
+		processes[i] = d.schedulerProcess
+	}
+	first := tc.waitForLeader(processes)
+	for _, d := range drivers {
+		if d.schedulerProcess == first {
+			leader = d
 		}
-		return len(leaders) > 0, nil
-	})
-	if err != nil {
-		tc.t.Fatalf("waiting for a leader: %v", err)
 	}
-	if len(leaders) != 1 {
-		tc.t.Fatalf("%d drivers hold the Lease, want 1", len(leaders))
-	}
-	leader = leaders[0]
 	follower = drivers[0]
 	if follower == leader {
 		follower = drivers[1]

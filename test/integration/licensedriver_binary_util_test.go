@@ -24,7 +24,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -209,22 +208,7 @@ func (tc *testContext) runLicenseDriverController(name, configPath string, extra
 	address := fmt.Sprintf("127.0.0.1:%d", port)
 	args := append([]string{"controller", "--config=" + configPath, "--kubeconfig=" + adminKubeconfig,
 		"--http-address=" + address, "--v=2"}, extra...)
-	p := &schedulerProcess{name: name, done: make(chan struct{})}
-	p.cmd = exec.Command(tc.licenseDriverBinary(), args...)
-	p.cmd.Stdout, p.cmd.Stderr = p, p
-	if err := p.cmd.Start(); err != nil {
-		tc.t.Fatalf("starting %s: %v", name, err)
-	}
-	go func() {
-		_ = p.cmd.Wait()
-		close(p.done)
-	}()
-	tc.t.Cleanup(func() {
-		p.stop()
-		if tc.t.Failed() {
-			tc.t.Logf("output of %s:\n%s", name, p.output())
-		}
-	})
+	p := tc.startProcess(name, tc.licenseDriverBinary(), args...)
 	return &driverProcess{schedulerProcess: p, metricsURL: "http://" + address + "/metrics"}
 }
 
