@@ -291,6 +291,10 @@ func TestDecodeErrors(t *testing.T) {
 		name:    "onStale",
 		in:      static("", "onStale: FailOpen\n"),
 		wantErr: `onStale: Unsupported value: "FailOpen": supported values: "FailClosed", "Keep"`,
+	}, {
+		name:    "devices",
+		in:      static("", "devices: shared\n"),
+		wantErr: `devices: Unsupported value: "shared": supported values: "Shared", "PerSeat"`,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := Decode([]byte(tc.in))
