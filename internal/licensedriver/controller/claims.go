@@ -22,6 +22,7 @@ import (
 
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/seats"
@@ -43,6 +44,9 @@ type held struct {
 	pool, device string
 	since        time.Time
 	seats        int
+	// pods are the names of the pods the claim is reserved for: the host
+	// names their checkouts show on the license server.
+	pods []string
 }
 
 func newAllocations(now func() time.Time) *allocations {
@@ -53,6 +57,12 @@ func newAllocations(now func() time.Time) *allocations {
 func (a *allocations) set(claim *resourceapi.ResourceClaim) {
 	var devices []held
 	if alloc := claim.Status.Allocation; alloc != nil {
+		var pods []string
+		for _, r := range claim.Status.ReservedFor {
+			if r.Resource == "pods" && r.APIGroup == "" {
+				pods = append(pods, r.Name)
+			}
+		}
 		since := a.now()
 		if alloc.AllocationTimestamp != nil && alloc.AllocationTimestamp.Time.Before(since) {
 			since = alloc.AllocationTimestamp.Time
@@ -63,7 +73,7 @@ func (a *allocations) set(claim *resourceapi.ResourceClaim) {
 				if q, ok := r.ConsumedCapacity[seats.SeatsCapacity]; ok && q.Value() > 1 {
 					n = int(min(q.Value(), 1<<31-1))
 				}
-				devices = append(devices, held{pool: r.Pool, device: r.Device, since: since, seats: n})
+				devices = append(devices, held{pool: r.Pool, device: r.Device, since: since, seats: n, pods: pods})
 			}
 		}
 	}
@@ -74,6 +84,9 @@ func (a *allocations) set(claim *resourceapi.ResourceClaim) {
 		return
 	}
 	if old, ok := a.byClaim[claim.UID]; ok && sameDevices(old, devices) {
+		for i := range old {
+			old[i].pods = devices[i].pods // reservations change, the allocation does not
+		}
 		return // keep the first-seen times
 	}
 	a.byClaim[claim.UID] = devices
@@ -94,6 +107,23 @@ func (a *allocations) byPool() map[string][]seats.Hold {
 	for _, devices := range a.byClaim {
 		for _, d := range devices {
 			out[d.pool] = append(out[d.pool], seats.Hold{Device: d.device, Since: d.since, Seats: d.seats})
+		}
+	}
+	return out
+}
+
+// podsByPool returns, per pool, the names of the pods its claims are
+// reserved for.
+func (a *allocations) podsByPool() map[string]sets.Set[string] {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := map[string]sets.Set[string]{}
+	for _, devices := range a.byClaim {
+		for _, d := range devices {
+			if out[d.pool] == nil {
+				out[d.pool] = sets.New[string]()
+			}
+			out[d.pool].Insert(d.pods...)
 		}
 	}
 	return out

@@ -26,11 +26,13 @@ package controller
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -38,6 +40,7 @@ import (
 	"k8s.io/dynamic-resource-allocation/resourceslice"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
@@ -216,7 +219,7 @@ func (c *controller) resources(ctx context.Context) *resourceslice.DriverResourc
 	last, stale := c.last, c.stale
 	c.mu.Unlock()
 	closed := stale && c.Config.OnStale == config.FailClosed
-	held := c.claims.byPool()
+	held, pods := c.claims.byPool(), c.claims.podsByPool()
 	now := c.Clock.Now()
 	out := &resourceslice.DriverResources{Pools: map[string]resourceslice.Pool{}}
 	for _, f := range c.Config.Features {
@@ -224,6 +227,9 @@ func (c *controller) resources(ctx context.Context) *resourceslice.DriverResourc
 		if last != nil && !closed {
 			if r, ok := last.Features[f.Name]; ok {
 				p.Known, p.Total, p.InUse = true, r.Total, r.InUse
+				if len(r.Checkouts) > 0 {
+					p.ClusterCheckouts = ptr.To(clusterCheckouts(r.Checkouts, pods[f.Pool]))
+				}
 				if f.Seats != nil && int(*f.Seats) < p.Total {
 					p.Total = int(*f.Seats)
 				}
@@ -256,4 +262,19 @@ func (c *controller) featureEvent(f config.Feature, eventType, reason, format st
 		return
 	}
 	c.Recorder.Eventf(DeviceClass(f), eventType, reason, format, args...)
+}
+
+// clusterCheckouts counts the seats of checkouts made from the hosts of
+// pods: a container's host name is its pod's name (the server may show it
+// with a domain), so a checkout from a pod that holds one of the pool's
+// seats is the cluster's, and every other checkout is someone else's.
+func clusterCheckouts(checkouts []source.Checkout, pods sets.Set[string]) int {
+	n := 0
+	for _, c := range checkouts {
+		host, _, _ := strings.Cut(c.Host, ".")
+		if pods.Has(host) {
+			n += max(1, c.Count)
+		}
+	}
+	return n
 }

@@ -264,3 +264,32 @@ func freeSeats(r *resourceslice.DriverResources, pool string) int {
 	}
 	return n
 }
+
+// TestClusterCheckouts: a checkout from the host of a pod that holds one of
+// the pool's seats is the cluster's; any other is someone else's.
+func TestClusterCheckouts(t *testing.T) {
+	ctx := context.Background()
+	clk := testingclock.NewFakeClock(time.Now())
+	cfg := testConfig(t, config.FailClosed, config.Feature{Name: "MATLAB"})
+	src := &fakeSource{features: map[string]source.Feature{"MATLAB": {Total: 5, InUse: 3, Checkouts: []source.Checkout{
+		{User: "ana", Host: "job-0.team.svc.cluster.local", Count: 1}, // a pod's
+		{User: "bo", Host: "ws12", Count: 1},                          // a desktop
+		{User: "cy", Host: "job-9", Count: 1},                         // a pod that holds no seat
+	}}}}
+	c := &controller{Options: Options{Config: cfg, Source: src, Clock: clk}, claims: newAllocations(clk.Now), missing: map[string]bool{}}
+	for i, pod := range []string{"job-0", "job-1"} {
+		cl := claim(pod+"-claim", nil, "matlab/"+seats.DeviceName(i))
+		cl.Status.ReservedFor = []resourceapi.ResourceClaimConsumerReference{{Resource: "pods", Name: pod, UID: types.UID(pod)}}
+		c.claims.set(cl)
+	}
+	c.read(ctx)
+	// 3 in use, 1 of them a pod's: 2 elsewhere; 5 - 2 - 2 held = 1 free.
+	// job-1's allocation is new (inside the settle window): without the
+	// host names the estimate would be 3 elsewhere, 0 free.
+	if got := freeSeats(c.resources(ctx), "matlab"); got != 1 {
+		t.Errorf("free seats %d, want 1", got)
+	}
+	if got := clusterCheckouts(src.features["MATLAB"].Checkouts, nil); got != 0 {
+		t.Errorf("no pods: %d cluster checkouts, want 0", got)
+	}
+}

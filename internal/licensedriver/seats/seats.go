@@ -103,6 +103,21 @@ type Pool struct {
 	Known bool
 	// Held are the pool's allocations, one per seat a claim holds.
 	Held []Hold
+	// ClusterCheckouts, when the server lists its checkouts, is how many
+	// of InUse are checked out by the pods that hold the pool's seats (by
+	// host name): then External is InUse less those, exactly, and the
+	// settle window is not needed. Nil: estimate with the settle window.
+	ClusterCheckouts *int
+}
+
+// external is the number of seats checked out outside the cluster: InUse
+// less the cluster's checkouts when the server lists them, else less the
+// seats held longer than the settle window.
+func (p Pool) external(settled int) int {
+	if p.ClusterCheckouts != nil {
+		return max(0, p.InUse-*p.ClusterCheckouts)
+	}
+	return max(0, p.InUse-settled)
 }
 
 // Hold is one allocation of a device to a claim: the device, since when it
@@ -174,7 +189,7 @@ func Compute(p Pool, now time.Time, settle time.Duration) Plan {
 	free := 0
 	why := SourceStale
 	if p.Known {
-		plan.External = max(0, p.InUse-settled)
+		plan.External = p.external(settled)
 		free = max(0, p.Total-plan.External-plan.Allocated)
 		why = InUseElsewhere
 		if plan.External == 0 {

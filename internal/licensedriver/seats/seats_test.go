@@ -23,6 +23,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	resourceapi "k8s.io/api/resource/v1"
+	"k8s.io/utils/ptr"
 )
 
 var now = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
@@ -101,6 +102,15 @@ func TestCompute(t *testing.T) {
 			pool:       Pool{Known: true, Total: 2, InUse: 1, Held: allocated(settle, "seat-1")},
 			want:       []string{free, alloc},
 			wantCounts: [4]int{1, 0, 1, 0},
+		},
+		{
+			name: "checkouts listed by host: the cluster's are known, no settle window needed",
+			pool: Pool{Known: true, Total: 5, InUse: 3, Held: allocated(time.Second, "seat-0", "seat-1"), ClusterCheckouts: ptr.To(1)},
+			// 3 in use, 1 by a pod (the other pod has not checked out):
+			// 2 elsewhere, 5-2-2 = 1 free; the settle estimate would say 3
+			// elsewhere and none free
+			want:       []string{alloc, alloc, free, else_, else_},
+			wantCounts: [4]int{2, 2, 1, 2},
 		},
 		{
 			name:       "more in use elsewhere than issued: nothing free, pods keep their seats",

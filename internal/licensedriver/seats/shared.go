@@ -61,7 +61,7 @@ func ComputeShared(p Pool, now time.Time, settle time.Duration) Plan {
 	capacity := shared
 	var taint []resourceapi.DeviceTaint
 	if p.Known {
-		plan.External = max(0, p.InUse-settled)
+		plan.External = p.external(settled)
 		capacity = max(0, p.Total-plan.External-(held-shared))
 		plan.Free = max(0, capacity-shared)
 	} else {
