@@ -59,19 +59,7 @@ type podSeats struct {
 // kube-controller-manager's resourceclaim-controller) and a waiting pod
 // starts. Without that controller the seat stayed taken.
 func TestDRAExtendedResourceSeats(t *testing.T) {
-	assets, err := AssetsFromEnv("../../bin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cp, err := Start(assets, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := cp.Stop(); err != nil {
-			t.Errorf("stopping the cluster: %v", err)
-		}
-	})
+	cp := startCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	client := kubernetes.NewForConfigOrDie(cp.Config)
@@ -221,19 +209,7 @@ func scheduledMessage(pod *corev1.Pod) string {
 // TestCompleteAfterAnnotation: KWOK completes a Job's pod at once, or
 // CompleteAfterAnnotation's duration after it started.
 func TestCompleteAfterAnnotation(t *testing.T) {
-	assets, err := AssetsFromEnv("../../bin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cp, err := Start(assets, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := cp.Stop(); err != nil {
-			t.Errorf("stopping the cluster: %v", err)
-		}
-	})
+	cp := startCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	client := kubernetes.NewForConfigOrDie(cp.Config)
@@ -258,7 +234,7 @@ func TestCompleteAfterAnnotation(t *testing.T) {
 		}
 	}
 	ran := map[string]time.Duration{}
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		pods, err := client.CoreV1().Pods("default").List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, err
@@ -283,4 +259,24 @@ func TestCompleteAfterAnnotation(t *testing.T) {
 	if d := ran["held"]; d < hold-time.Second {
 		t.Errorf("a pod with %s: %v ran %v, want about %v", CompleteAfterAnnotation, hold, d, hold)
 	}
+}
+
+// startCluster starts a cluster from the repository's binaries, stopped when
+// the test ends.
+func startCluster(t *testing.T) *ControlPlane {
+	t.Helper()
+	assets, err := AssetsFromEnv("../../bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := Start(assets, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := cp.Stop(); err != nil {
+			t.Errorf("stopping the cluster: %v", err)
+		}
+	})
+	return cp
 }
