@@ -17,9 +17,10 @@ limitations under the License.
 // Package licensedriver holds the parts of cmd/license-driver, a DRA driver
 // that makes the seats of a license server a counted resource of the
 // cluster. Kubernetes' own DRA does the counting and the allocation: the
-// driver only publishes one allNodes device per seat (package seats, through
-// the standard ResourceSlice publisher), keeps the seats that are checked out
-// outside the cluster unallocatable with device taints, and prepares
+// driver only publishes the seats as allNodes devices (package seats, through
+// the standard ResourceSlice publisher: one device per seat, whose seats
+// checked out outside the cluster carry device taints, or one shared device
+// per feature whose capacity is the seats left), and prepares
 // allocated claims on the node (package node) by injecting the license
 // server's address. Seat counts come from a Source (package source).
 package licensedriver
