@@ -85,8 +85,12 @@ kubectl: ## Build bin/kubectl from the k8s.io/kubernetes go.mod pins (skipped wh
 helm: ## Build bin/helm from hack/tools/helm/go.mod (skipped when up to date).
 	hack/install-helm.sh $(BIN_DIR)
 
+.PHONY: karpenter
+karpenter: ## Build bin/karpenter (Karpenter's KWOK provider) and bin/karpenter-crds/ from hack/tools/karpenter/go.mod (skipped when up to date).
+	hack/install-karpenter.sh $(BIN_DIR)
+
 .PHONY: integration-test
-integration-test: envtest helm kubectl build ## Tests on the embedded cluster: integration, the playground's engine and command (with the real kubectl), scheduler_perf smoke.
+integration-test: envtest helm kubectl karpenter build ## Tests on the embedded cluster: integration, the playground's engine and command (with the real kubectl), scheduler_perf smoke.
 	PATH=$(BIN_DIR):$$PATH KUBEBUILDER_ASSETS=$(BIN_DIR) SCHEDULER_BINARY=$(BIN_DIR)/kube-scheduler LICENSE_DRIVER_BINARY=$(BIN_DIR)/license-driver \
 		$(GO) test -count=1 -timeout 30m ./test/integration/... ./internal/playground ./cmd/playground/...
 
