@@ -1,0 +1,435 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package admission renders PlacementPolicy rules as MutatingAdmissionPolicy
+// objects, so that what the plugin enforces is also written into every pod it
+// applies to, at creation, as node affinity: autoscalers (Cluster Autoscaler,
+// Karpenter) simulate scheduling from the pod's spec and never run our
+// plugins, so without it they add nodes the rule forbids. The plugin's args
+// stay the one source of truth; the plugin stays the enforcement and the
+// explanation.
+//
+// A Require rule becomes required node affinity ANDed into every term the pod
+// already has (a pod's own affinity is kept and narrowed, never replaced); a
+// Prefer rule becomes a preferred term with the rule's weight. Each rule is
+// one policy and one binding, selecting the pods the plugin selects: the
+// rule's namespaces, namespace labels and pod labels, the schedulerNames of
+// the profiles that run the plugin at that extension point, with excluded
+// namespaces and (when the args say so) DaemonSet pods exempt.
+package admission
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+
+	"github.com/adminsched/scheduler-plugins/apis/config"
+)
+
+const (
+	// RuleLabel on a rendered object is the name of the rule it comes from.
+	RuleLabel = "placementpolicy.adminsched.io/rule"
+	// ProfilesAnnotation on a rendered object lists the scheduler profiles
+	// (schedulerNames) whose PlacementPolicy args hold the rule.
+	ProfilesAnnotation = "placementpolicy.adminsched.io/profiles"
+	// AdmittedRulesAnnotation on a pod lists, comma-separated, the rules
+	// whose policies wrote into its affinity when it was created: what an
+	// operator reads to tell the affinity a rule added from the pod's own.
+	AdmittedRulesAnnotation = "placementpolicy.adminsched.io/admitted-rules"
+	// NamePrefix starts the name of every rendered object.
+	NamePrefix = "placementpolicy-"
+
+	managedByLabel = "app.kubernetes.io/managed-by"
+	managedBy      = "placement-admission"
+
+	// nameLabel is the label the API server puts on every namespace, with
+	// its name: how a namespaceSelector selects namespaces by name.
+	nameLabel = "kubernetes.io/metadata.name"
+)
+
+// Options change how rules are rendered.
+type Options struct {
+	// FailurePolicy is what the API server does with a pod when a policy's
+	// expression fails. Ignore (the default) creates the pod unmutated: the
+	// scheduler still enforces the rule, only autoscalers no longer see it.
+	// Fail refuses the pod.
+	FailurePolicy admissionv1.FailurePolicyType
+}
+
+// Policy is one rule rendered: the policy and the binding that enables it.
+type Policy struct {
+	Rule    string
+	Policy  *admissionv1.MutatingAdmissionPolicy
+	Binding *admissionv1.MutatingAdmissionPolicyBinding
+}
+
+// Skipped is a rule that is not rendered, and why.
+type Skipped struct {
+	Rule   string
+	Reason string
+}
+
+// Result is what Render produces.
+type Result struct {
+	Policies []Policy
+	Skipped  []Skipped
+}
+
+// ProfileArgs is the PlacementPolicy args of one scheduler profile, and the
+// extension points at which the profile runs the plugin.
+type ProfileArgs struct {
+	SchedulerName string
+	Args          *config.PlacementPolicyArgs
+	// Filter says the profile runs the plugin's Filter (Require rules), Score
+	// its Score (Prefer rules).
+	Filter, Score bool
+}
+
+// FromConfig returns the PlacementPolicy args of every profile of cfg (a
+// config loaded and defaulted as kube-scheduler's --config loads it) that
+// runs the plugin at Filter or Score, in the profiles' order.
+func FromConfig(cfg *schedconfig.KubeSchedulerConfiguration) ([]ProfileArgs, error) {
+	var out []ProfileArgs
+	for i := range cfg.Profiles {
+		prof := &cfg.Profiles[i]
+		pa := ProfileArgs{SchedulerName: prof.SchedulerName}
+		if prof.Plugins != nil {
+			pa.Filter = enabledAt(prof.Plugins, prof.Plugins.Filter)
+			pa.Score = enabledAt(prof.Plugins, prof.Plugins.Score)
+		}
+		if !pa.Filter && !pa.Score {
+			continue
+		}
+		pa.Args = &config.PlacementPolicyArgs{}
+		for _, pc := range prof.PluginConfig {
+			if pc.Name != config.PlacementPolicyName || pc.Args == nil {
+				continue
+			}
+			args, ok := pc.Args.(*config.PlacementPolicyArgs)
+			if !ok {
+				return nil, fmt.Errorf("profile %q: pluginConfig %s: args are %T, want PlacementPolicyArgs", prof.SchedulerName, pc.Name, pc.Args)
+			}
+			pa.Args = args
+		}
+		out = append(out, pa)
+	}
+	return out, nil
+}
+
+// enabledAt reports whether the profile runs PlacementPolicy at the extension
+// point set: named there, or named at multiPoint and not disabled there, which
+// is how the framework expands multiPoint.
+func enabledAt(plugins *schedconfig.Plugins, set schedconfig.PluginSet) bool {
+	has := func(list []schedconfig.Plugin, names ...string) bool {
+		return slices.ContainsFunc(list, func(p schedconfig.Plugin) bool { return slices.Contains(names, p.Name) })
+	}
+	if has(set.Enabled, config.PlacementPolicyName) {
+		return true
+	}
+	if has(set.Disabled, config.PlacementPolicyName, "*") {
+		return false
+	}
+	return has(plugins.MultiPoint.Enabled, config.PlacementPolicyName)
+}
+
+// Render renders the rules of profiles. A rule that several profiles hold
+// with the same meaning is rendered once, for all of their schedulerNames;
+// rules of the same name that differ between profiles get a numbered suffix.
+func Render(profiles []ProfileArgs, opts Options) (*Result, error) {
+	if opts.FailurePolicy == "" {
+		opts.FailurePolicy = admissionv1.Ignore
+	}
+	if opts.FailurePolicy != admissionv1.Ignore && opts.FailurePolicy != admissionv1.Fail {
+		return nil, fmt.Errorf("failure policy %q: must be %s or %s", opts.FailurePolicy, admissionv1.Ignore, admissionv1.Fail)
+	}
+	groups, err := group(profiles)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	seen := map[string]int{}
+	for _, g := range groups {
+		seen[g.rule.Name]++
+	}
+	counter := map[string]int{}
+	for _, g := range groups {
+		reqs := requirements(g.rule.NodeSelector)
+		if len(reqs) == 0 {
+			res.Skipped = append(res.Skipped, Skipped{Rule: g.rule.Name, Reason: "its nodeSelector selects every node: " +
+				"a Require rule then keeps no node out and a Prefer rule raises every node alike, which changes no placement"})
+			continue
+		}
+		name := NamePrefix + g.rule.Name
+		if seen[g.rule.Name] > 1 {
+			counter[g.rule.Name]++
+			name = fmt.Sprintf("%s-%d", name, counter[g.rule.Name])
+		}
+		res.Policies = append(res.Policies, g.render(name, reqs, opts))
+	}
+	return res, nil
+}
+
+// ruleGroup is one rule as the profiles in schedulerNames hold it, with the
+// args-wide exemptions that shape its selection.
+type ruleGroup struct {
+	rule            config.PlacementRule
+	excluded        []string
+	ignoreDaemonSet bool
+	schedulerNames  []string
+}
+
+func (g *ruleGroup) sameMeaning(o *ruleGroup) bool {
+	return reflect.DeepEqual(g.rule, o.rule) && slices.Equal(g.excluded, o.excluded) && g.ignoreDaemonSet == o.ignoreDaemonSet
+}
+
+// group collects the rules of every profile at the extension point that runs
+// them, merging the profiles that hold a rule with the same meaning.
+func group(profiles []ProfileArgs) ([]*ruleGroup, error) {
+	var groups []*ruleGroup
+	for _, p := range profiles {
+		if p.Args == nil {
+			continue
+		}
+		excluded := slices.Clone(p.Args.ExcludedNamespaces)
+		slices.Sort(excluded)
+		excluded = slices.Compact(excluded)
+		for _, r := range p.Args.Rules {
+			switch r.Action {
+			case config.PlacementRequire:
+				if !p.Filter {
+					continue
+				}
+			case config.PlacementPrefer:
+				if !p.Score {
+					continue
+				}
+			default:
+				return nil, fmt.Errorf("profile %q: rule %q: action %q: must be %s or %s", p.SchedulerName, r.Name, r.Action, config.PlacementRequire, config.PlacementPrefer)
+			}
+			g := &ruleGroup{rule: r, excluded: excluded, ignoreDaemonSet: p.Args.IgnoreDaemonSetPods, schedulerNames: []string{p.SchedulerName}}
+			i := slices.IndexFunc(groups, g.sameMeaning)
+			if i < 0 {
+				groups = append(groups, g)
+				continue
+			}
+			if !slices.Contains(groups[i].schedulerNames, p.SchedulerName) {
+				groups[i].schedulerNames = append(groups[i].schedulerNames, p.SchedulerName)
+			}
+		}
+	}
+	return groups, nil
+}
+
+// requirements turns a label selector into the node selector requirements
+// that match the same nodes: matchLabels (in key order) as In with one value,
+// then matchExpressions as they are (the four label selector operators are
+// node selector operators with the same meaning, NotIn and DoesNotExist
+// included for nodes without the key).
+func requirements(s *metav1.LabelSelector) []v1.NodeSelectorRequirement {
+	if s == nil {
+		return nil
+	}
+	var reqs []v1.NodeSelectorRequirement
+	keys := make([]string, 0, len(s.MatchLabels))
+	for k := range s.MatchLabels {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		reqs = append(reqs, v1.NodeSelectorRequirement{Key: k, Operator: v1.NodeSelectorOpIn, Values: []string{s.MatchLabels[k]}})
+	}
+	for _, e := range s.MatchExpressions {
+		reqs = append(reqs, v1.NodeSelectorRequirement{Key: e.Key, Operator: v1.NodeSelectorOperator(e.Operator), Values: slices.Clone(e.Values)})
+	}
+	return reqs
+}
+
+func (g *ruleGroup) render(name string, reqs []v1.NodeSelectorRequirement, opts Options) Policy {
+	meta := metav1.ObjectMeta{
+		Name:        name,
+		Labels:      map[string]string{RuleLabel: g.rule.Name, managedByLabel: managedBy},
+		Annotations: map[string]string{ProfilesAnnotation: strings.Join(g.schedulerNames, ",")},
+	}
+	fp := opts.FailurePolicy
+	policy := &admissionv1.MutatingAdmissionPolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "MutatingAdmissionPolicy"},
+		ObjectMeta: meta,
+		Spec: admissionv1.MutatingAdmissionPolicySpec{
+			MatchConstraints: &admissionv1.MatchResources{
+				NamespaceSelector: g.namespaceSelector(),
+				ObjectSelector:    g.rule.PodSelector.DeepCopy(),
+				ResourceRules: []admissionv1.NamedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
+					// A pod's affinity cannot change once it exists.
+					Operations: []admissionv1.OperationType{admissionv1.Create},
+					Rule: admissionv1.Rule{
+						APIGroups:   []string{""},
+						APIVersions: []string{"v1"},
+						Resources:   []string{"pods"},
+					},
+				}}},
+			},
+			MatchConditions: g.matchConditions(),
+			Mutations: []admissionv1.Mutation{
+				{PatchType: admissionv1.PatchTypeJSONPatch, JSONPatch: &admissionv1.JSONPatch{Expression: g.patch(reqs)}},
+				{PatchType: admissionv1.PatchTypeJSONPatch, JSONPatch: &admissionv1.JSONPatch{Expression: g.annotate()}},
+			},
+			FailurePolicy: &fp,
+			// Each policy only adds; running it again would add twice.
+			ReinvocationPolicy: admissionv1.NeverReinvocationPolicy,
+		},
+	}
+	binding := &admissionv1.MutatingAdmissionPolicyBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "MutatingAdmissionPolicyBinding"},
+		ObjectMeta: *meta.DeepCopy(),
+		Spec:       admissionv1.MutatingAdmissionPolicyBindingSpec{PolicyName: name},
+	}
+	return Policy{Rule: g.rule.Name, Policy: policy, Binding: binding}
+}
+
+// namespaceSelector selects the namespaces the rule applies to: its
+// namespaceSelector, its namespaces by name, and none of the excluded ones.
+// Nil when the rule selects pods by their labels only.
+func (g *ruleGroup) namespaceSelector() *metav1.LabelSelector {
+	s := g.rule.NamespaceSelector.DeepCopy()
+	add := func(op metav1.LabelSelectorOperator, values []string) {
+		if len(values) == 0 {
+			return
+		}
+		if s == nil {
+			s = &metav1.LabelSelector{}
+		}
+		s.MatchExpressions = append(s.MatchExpressions, metav1.LabelSelectorRequirement{Key: nameLabel, Operator: op, Values: slices.Clone(values)})
+	}
+	add(metav1.LabelSelectorOpIn, g.rule.Namespaces)
+	add(metav1.LabelSelectorOpNotIn, g.excluded)
+	return s
+}
+
+// matchConditions select by what selectors cannot: the pod's schedulerName
+// (set to default-scheduler by defaulting, before admission, when the pod
+// names none), and its controller for the DaemonSet exemption (the plugin's
+// podowner.IsDaemonSetPod).
+func (g *ruleGroup) matchConditions() []admissionv1.MatchCondition {
+	conds := []admissionv1.MatchCondition{{
+		Name:       "scheduled-by-a-profile-that-runs-the-rule",
+		Expression: "object.spec.schedulerName in " + celStrings(g.schedulerNames),
+	}}
+	if g.ignoreDaemonSet {
+		conds = append(conds, admissionv1.MatchCondition{
+			Name: "not-a-daemonset-pod",
+			Expression: "!has(object.metadata.ownerReferences) || !object.metadata.ownerReferences.exists(r, " +
+				"has(r.controller) && r.controller && r.kind == 'DaemonSet' && r.apiVersion == 'apps/v1')",
+		})
+	}
+	return conds
+}
+
+const (
+	affinityPath = "/spec/affinity"
+	nodePath     = affinityPath + "/nodeAffinity"
+	requiredPath = nodePath + "/requiredDuringSchedulingIgnoredDuringExecution"
+	preferPath   = nodePath + "/preferredDuringSchedulingIgnoredDuringExecution"
+)
+
+// patch is the JSONPatch expression of the rule: it adds what is missing at
+// the first level the pod lacks, and otherwise narrows or extends what the
+// pod has.
+func (g *ruleGroup) patch(reqs []v1.NodeSelectorRequirement) string {
+	exprs := celRequirements(reqs)
+	addAt := func(path, value string) string {
+		return "[JSONPatch{op: 'add', path: '" + path + "', value: " + value + "}]"
+	}
+	const (
+		required  = "requiredDuringSchedulingIgnoredDuringExecution"
+		preferred = "preferredDuringSchedulingIgnoredDuringExecution"
+	)
+	// field is what the rule adds under nodeAffinity, path where it goes,
+	// and whenPresent the patch for a pod that already has that field.
+	var field, value, path, whenPresent string
+	if g.rule.Action == config.PlacementRequire {
+		field, path = required, requiredPath
+		value = celMap("nodeSelectorTerms", "["+celMap("matchExpressions", exprs)+"]")
+		// Every term that can match a node is narrowed; an empty term
+		// matches no node and must stay so.
+		term := "'" + requiredPath + "/nodeSelectorTerms/' + string(i) + '/matchExpressions"
+		whenPresent = "object.spec.affinity.nodeAffinity." + required + ".nodeSelectorTerms.transformList(i, t, " +
+			"(has(t.matchExpressions) && size(t.matchExpressions) > 0) || (has(t.matchFields) && size(t.matchFields) > 0), " +
+			"has(t.matchExpressions) ? " + exprs + ".map(r, JSONPatch{op: 'add', path: " + term + "/-', value: r}) " +
+			": [JSONPatch{op: 'add', path: " + term + "', value: " + exprs + "}]).flatten()"
+	} else {
+		field, path = preferred, preferPath
+		t := celMap("weight", strconv.Itoa(int(g.rule.Weight)), "preference", celMap("matchExpressions", exprs))
+		value = "[" + t + "]"
+		whenPresent = addAt(preferPath+"/-", t)
+	}
+	return "!has(object.spec.affinity) ? " + addAt(affinityPath, celMap("nodeAffinity", celMap(field, value))) +
+		" : !has(object.spec.affinity.nodeAffinity) ? " + addAt(nodePath, celMap(field, value)) +
+		" : !has(object.spec.affinity.nodeAffinity." + field + ") ? " + addAt(path, value) +
+		" : " + whenPresent
+}
+
+// celMap writes a CEL map literal of the key/value pairs kv (values already
+// CEL), each value as dyn: a literal's values must otherwise share one type.
+func celMap(kv ...string) string {
+	parts := make([]string, 0, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		parts = append(parts, celString(kv[i])+": dyn("+kv[i+1]+")")
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// annotate is the JSONPatch expression that appends the rule's name to the
+// pod's AdmittedRulesAnnotation.
+func (g *ruleGroup) annotate() string {
+	key := celString(AdmittedRulesAnnotation)
+	name := celString(g.rule.Name)
+	return "!has(object.metadata.annotations) ? [JSONPatch{op: 'add', path: '/metadata/annotations', value: " + celMap(AdmittedRulesAnnotation, name) + "}]" +
+		" : !(" + key + " in object.metadata.annotations) ? [JSONPatch{op: 'add', path: '/metadata/annotations/' + jsonpatch.escapeKey(" + key + "), value: " + name + "}]" +
+		" : [JSONPatch{op: 'replace', path: '/metadata/annotations/' + jsonpatch.escapeKey(" + key + "), value: object.metadata.annotations[" + key + "] + ',' + " + name + "}]"
+}
+
+// celRequirements writes reqs as a CEL list of maps, the shape of a
+// NodeSelectorRequirement in JSON.
+func celRequirements(reqs []v1.NodeSelectorRequirement) string {
+	parts := make([]string, 0, len(reqs))
+	for _, r := range reqs {
+		kv := []string{"key", celString(r.Key), "operator", celString(string(r.Operator))}
+		if len(r.Values) > 0 {
+			kv = append(kv, "values", celStrings(r.Values))
+		}
+		parts = append(parts, celMap(kv...))
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+func celStrings(values []string) string {
+	parts := make([]string, 0, len(values))
+	for _, v := range values {
+		parts = append(parts, celString(v))
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// celString quotes s as a CEL string literal. CEL takes Go's escapes
+// (\", \\, \n, \xHH, \uHHHH, \UHHHHHHHH), so Go's quoting is a valid one.
+func celString(s string) string { return strconv.Quote(s) }

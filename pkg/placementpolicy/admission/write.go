@@ -1,0 +1,70 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package admission
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+)
+
+// Objects returns the rendered objects in the order to apply them: each
+// policy before its binding.
+func (r *Result) Objects() []runtime.Object {
+	objs := make([]runtime.Object, 0, 2*len(r.Policies))
+	for _, p := range r.Policies {
+		objs = append(objs, p.Policy, p.Binding)
+	}
+	return objs
+}
+
+// WriteYAML writes the rendered objects as one YAML stream for kubectl
+// apply -f, headed by a comment naming source and listing the rules that
+// were not rendered, and why.
+func (r *Result) WriteYAML(w io.Writer, source string) error {
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "# MutatingAdmissionPolicies rendered from the PlacementPolicy rules of %s.\n", source)
+	fmt.Fprintf(&buf, "# Regenerate them when the rules change; pods that exist keep the affinity they were admitted with.\n")
+	for _, s := range r.Skipped {
+		fmt.Fprintf(&buf, "# Rule %q is not rendered: %s.\n", s.Rule, s.Reason)
+	}
+	if len(r.Policies) == 0 {
+		fmt.Fprintf(&buf, "# No rule to render.\n")
+	}
+	for _, obj := range r.Objects() {
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+		if err != nil {
+			return err
+		}
+		// An unset timestamp would print as null, which apply ignores
+		// but readers stumble on.
+		if meta, ok := u["metadata"].(map[string]interface{}); ok {
+			delete(meta, "creationTimestamp")
+		}
+		data, err := yaml.Marshal(u)
+		if err != nil {
+			return err
+		}
+		buf.WriteString("---\n")
+		buf.Write(data)
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
