@@ -19,15 +19,16 @@ LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION)+adminsched
 
 # The playground's engine (internal/playground itself) runs whole scenarios on
 # a fresh cluster per row: it runs with the integration tests.
-UNIT_PKGS := ./apis/... ./pkg/... $(filter-out github.com/adminsched/scheduler-plugins/internal/playground,$(shell $(GO) list ./internal/...)) ./cmd/scheduler/... ./cmd/license-driver/... ./hack/release-manifests/...
+UNIT_PKGS := ./apis/... ./pkg/... $(filter-out github.com/adminsched/scheduler-plugins/internal/playground,$(shell $(GO) list ./internal/...)) ./cmd/scheduler/... ./cmd/license-driver/... ./cmd/placement-admission/... ./hack/release-manifests/...
 
 .PHONY: all
 all: build
 
 .PHONY: build
-build: ## Build bin/kube-scheduler and bin/license-driver.
+build: ## Build bin/kube-scheduler, bin/license-driver and bin/placement-admission.
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/kube-scheduler ./cmd/scheduler
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/license-driver ./cmd/license-driver
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/placement-admission ./cmd/placement-admission
 
 IMAGE ?= adminsched/kube-scheduler:$(VERSION)
 DOCKER ?= docker

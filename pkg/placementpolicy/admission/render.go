@@ -289,8 +289,9 @@ func (g *ruleGroup) render(name string, reqs []v1.NodeSelectorRequirement, opts 
 				}}},
 			},
 			MatchConditions: g.matchConditions(),
+			Variables:       g.variables(reqs),
 			Mutations: []admissionv1.Mutation{
-				{PatchType: admissionv1.PatchTypeJSONPatch, JSONPatch: &admissionv1.JSONPatch{Expression: g.patch(reqs)}},
+				{PatchType: admissionv1.PatchTypeJSONPatch, JSONPatch: &admissionv1.JSONPatch{Expression: g.patch()}},
 				{PatchType: admissionv1.PatchTypeJSONPatch, JSONPatch: &admissionv1.JSONPatch{Expression: g.annotate()}},
 			},
 			FailurePolicy: &fp,
@@ -354,8 +355,7 @@ const (
 // patch is the JSONPatch expression of the rule: it adds what is missing at
 // the first level the pod lacks, and otherwise narrows or extends what the
 // pod has.
-func (g *ruleGroup) patch(reqs []v1.NodeSelectorRequirement) string {
-	exprs := celRequirements(reqs)
+func (g *ruleGroup) patch() string {
 	addAt := func(path, value string) string {
 		return "[JSONPatch{op: 'add', path: '" + path + "', value: " + value + "}]"
 	}
@@ -368,32 +368,57 @@ func (g *ruleGroup) patch(reqs []v1.NodeSelectorRequirement) string {
 	var field, value, path, whenPresent string
 	if g.rule.Action == config.PlacementRequire {
 		field, path = required, requiredPath
-		value = celMap("nodeSelectorTerms", "["+celMap("matchExpressions", exprs)+"]")
+		value = celMap("nodeSelectorTerms", "["+celMap("matchExpressions", requirementsVar)+"]")
 		// Every term that can match a node is narrowed; an empty term
 		// matches no node and must stay so.
 		term := "'" + requiredPath + "/nodeSelectorTerms/' + string(i) + '/matchExpressions"
-		whenPresent = "object.spec.affinity.nodeAffinity." + required + ".nodeSelectorTerms.transformList(i, t, " +
-			"(has(t.matchExpressions) && size(t.matchExpressions) > 0) || (has(t.matchFields) && size(t.matchFields) > 0), " +
-			"has(t.matchExpressions) ? " + exprs + ".map(r, JSONPatch{op: 'add', path: " + term + "/-', value: r}) " +
-			": [JSONPatch{op: 'add', path: " + term + "', value: " + exprs + "}]).flatten()"
+		whenPresent = "object.spec.affinity.nodeAffinity." + required + ".nodeSelectorTerms.transformList(i, t,\n" +
+			"    (has(t.matchExpressions) && size(t.matchExpressions) > 0) || (has(t.matchFields) && size(t.matchFields) > 0),\n" +
+			"    has(t.matchExpressions)\n" +
+			"      ? " + requirementsVar + ".map(r, JSONPatch{op: 'add', path: " + term + "/-', value: r})\n" +
+			"      : [JSONPatch{op: 'add', path: " + term + "', value: " + requirementsVar + "}]\n" +
+			"  ).flatten()"
 	} else {
 		field, path = preferred, preferPath
-		t := celMap("weight", strconv.Itoa(int(g.rule.Weight)), "preference", celMap("matchExpressions", exprs))
-		value = "[" + t + "]"
-		whenPresent = addAt(preferPath+"/-", t)
+		value = "[" + termVar + "]"
+		whenPresent = addAt(preferPath+"/-", termVar)
 	}
-	return "!has(object.spec.affinity) ? " + addAt(affinityPath, celMap("nodeAffinity", celMap(field, value))) +
-		" : !has(object.spec.affinity.nodeAffinity) ? " + addAt(nodePath, celMap(field, value)) +
-		" : !has(object.spec.affinity.nodeAffinity." + field + ") ? " + addAt(path, value) +
-		" : " + whenPresent
+	return "!has(object.spec.affinity)\n" +
+		"  ? " + addAt(affinityPath, celMap("nodeAffinity", celMap(field, value))) + "\n" +
+		": !has(object.spec.affinity.nodeAffinity)\n" +
+		"  ? " + addAt(nodePath, celMap(field, value)) + "\n" +
+		": !has(object.spec.affinity.nodeAffinity." + field + ")\n" +
+		"  ? " + addAt(path, value) + "\n" +
+		": " + whenPresent + "\n"
+}
+
+const (
+	requirementsVar = "variables.requirements"
+	termVar         = "variables.preferredTerm"
+)
+
+// variables are the rule's node selector requirements, and for a Prefer rule
+// the preferred term that holds them.
+func (g *ruleGroup) variables(reqs []v1.NodeSelectorRequirement) []admissionv1.Variable {
+	vars := []admissionv1.Variable{{Name: "requirements", Expression: celRequirements(reqs)}}
+	if g.rule.Action == config.PlacementPrefer {
+		vars = append(vars, admissionv1.Variable{Name: "preferredTerm",
+			Expression: celMap("weight", strconv.Itoa(int(g.rule.Weight)), "preference", celMap("matchExpressions", requirementsVar))})
+	}
+	return vars
 }
 
 // celMap writes a CEL map literal of the key/value pairs kv (values already
-// CEL), each value as dyn: a literal's values must otherwise share one type.
+// CEL). With several pairs each value is dyn: a literal's values must
+// otherwise share one type.
 func celMap(kv ...string) string {
 	parts := make([]string, 0, len(kv)/2)
 	for i := 0; i+1 < len(kv); i += 2 {
-		parts = append(parts, celString(kv[i])+": dyn("+kv[i+1]+")")
+		v := kv[i+1]
+		if len(kv) > 2 {
+			v = "dyn(" + v + ")"
+		}
+		parts = append(parts, celString(kv[i])+": "+v)
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }
@@ -403,9 +428,12 @@ func celMap(kv ...string) string {
 func (g *ruleGroup) annotate() string {
 	key := celString(AdmittedRulesAnnotation)
 	name := celString(g.rule.Name)
-	return "!has(object.metadata.annotations) ? [JSONPatch{op: 'add', path: '/metadata/annotations', value: " + celMap(AdmittedRulesAnnotation, name) + "}]" +
-		" : !(" + key + " in object.metadata.annotations) ? [JSONPatch{op: 'add', path: '/metadata/annotations/' + jsonpatch.escapeKey(" + key + "), value: " + name + "}]" +
-		" : [JSONPatch{op: 'replace', path: '/metadata/annotations/' + jsonpatch.escapeKey(" + key + "), value: object.metadata.annotations[" + key + "] + ',' + " + name + "}]"
+	path := "'/metadata/annotations/' + jsonpatch.escapeKey(" + key + ")"
+	return "!has(object.metadata.annotations)\n" +
+		"  ? [JSONPatch{op: 'add', path: '/metadata/annotations', value: " + celMap(AdmittedRulesAnnotation, name) + "}]\n" +
+		": !(" + key + " in object.metadata.annotations)\n" +
+		"  ? [JSONPatch{op: 'add', path: " + path + ", value: " + name + "}]\n" +
+		": [JSONPatch{op: 'replace', path: " + path + ", value: object.metadata.annotations[" + key + "] + ',' + " + name + "}]\n"
 }
 
 // celRequirements writes reqs as a CEL list of maps, the shape of a
