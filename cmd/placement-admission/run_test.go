@@ -1,0 +1,196 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden.yaml from this run")
+
+// TestShippedConfigs renders every PlacementPolicy config the repo ships and
+// compares with the reviewed output in testdata (go test -update rewrites
+// it), and checks that each document decodes strictly as the admission
+// API's types.
+func TestShippedConfigs(t *testing.T) {
+	configs, err := filepath.Glob("../../manifests/placementpolicy/*-config.yaml")
+	if err != nil || len(configs) == 0 {
+		t.Fatalf("no shipped config found: %v", err)
+	}
+	scheme := runtime.NewScheme()
+	if err := admissionv1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	decoder := serializer.NewCodecFactory(scheme, serializer.EnableStrict).UniversalDeserializer()
+	for _, path := range configs {
+		name := strings.TrimSuffix(filepath.Base(path), ".yaml")
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := run([]string{"--config", path}, &stdout, &stderr); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			golden := filepath.Join("testdata", name+".golden.yaml")
+			if *update {
+				if err := os.WriteFile(golden, stdout.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to write it)", err)
+			}
+			if diff := cmp.Diff(string(want), stdout.String()); diff != "" {
+				t.Errorf("output differs from %s (-want +got):\n%s", golden, diff)
+			}
+			reader := utilyaml.NewYAMLReader(bufioReader(stdout.Bytes()))
+			kinds := map[string]int{}
+			for {
+				doc, err := reader.Read()
+				if err != nil {
+					break
+				}
+				if len(bytes.TrimSpace(stripComments(doc))) == 0 {
+					continue
+				}
+				_, gvk, err := decoder.Decode(doc, nil, nil)
+				if err != nil {
+					t.Fatalf("decoding a rendered document strictly: %v\n%s", err, doc)
+				}
+				kinds[gvk.Kind]++
+			}
+			if kinds["MutatingAdmissionPolicy"] == 0 || kinds["MutatingAdmissionPolicy"] != kinds["MutatingAdmissionPolicyBinding"] {
+				t.Errorf("rendered %v: want as many bindings as policies, and at least one", kinds)
+			}
+		})
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	unknownField := write("unknown.yaml", `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: s
+  plugins: {multiPoint: {enabled: [{name: PlacementPolicy}]}}
+  pluginConfig:
+  - name: PlacementPolicy
+    args:
+      rules:
+      - {name: eu, namespaces: [payments], action: Require, nodeSelectr: {matchLabels: {a: b}}}
+`)
+	badWeight := write("weight.yaml", `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: s
+  plugins: {multiPoint: {enabled: [{name: PlacementPolicy}]}}
+  pluginConfig:
+  - name: PlacementPolicy
+    args:
+      rules:
+      - {name: eu, namespaces: [payments], action: Prefer, weight: 500, nodeSelector: {matchLabels: {a: b}}}
+`)
+	noPlugin := write("none.yaml", `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: s
+`)
+	huge := write("huge.yaml", strings.Repeat("#", 2<<20))
+	for _, tt := range []struct {
+		name       string
+		args       []string
+		code       int
+		wantStderr string
+		wantStdout string
+	}{
+		{"no config", nil, 1, "--config is required", ""},
+		{"missing file", []string{"--config", filepath.Join(dir, "nope.yaml")}, 1, "no such file or directory", ""},
+		{"unknown field, named", []string{"--config", unknownField}, 1, `unknown field "rules[0].nodeSelectr"`, ""},
+		{"weight out of range, named with its path", []string{"--config", badWeight}, 1, "profiles[0].pluginConfig[0].args.rules[0].weight", ""},
+		{"file too large", []string{"--config", huge}, 1, "scheduler config", ""},
+		{"bad failure policy", []string{"--config", noPlugin, "--failure-policy", "Never"}, 1, `--failure-policy "Never": must be Ignore or Fail`, ""},
+		{"arguments refused", []string{"--config", noPlugin, "extra"}, 1, `unknown command "extra"`, ""},
+		{"no profile runs the plugin", []string{"--config", noPlugin}, 0, "no profile of", "# No rule to render."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(tt.args, &stdout, &stderr)
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d (stderr: %s)", code, tt.code, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tt.wantStderr) {
+				t.Errorf("stderr %q does not contain %q", stderr.String(), tt.wantStderr)
+			}
+			if !strings.Contains(stdout.String(), tt.wantStdout) {
+				t.Errorf("stdout %q does not contain %q", stdout.String(), tt.wantStdout)
+			}
+			if tt.code != 0 && stdout.Len() > 0 {
+				t.Errorf("a failed run wrote to stdout: %q", stdout.String())
+			}
+		})
+	}
+}
+
+func TestOutputFile(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "policies.yaml")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"--config", "../../manifests/placementpolicy/data-residency-config.yaml", "--output-file", out, "--failure-policy", "Fail"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout %q, want nothing with --output-file", stdout.String())
+	}
+	if got := strings.Count(string(data), "failurePolicy: Fail"); got != 2 {
+		t.Errorf("%d policies with failurePolicy: Fail, want 2:\n%s", got, data)
+	}
+}
+
+func bufioReader(b []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(b)) }
+
+// stripComments drops the comment lines of a YAML document.
+func stripComments(doc []byte) []byte {
+	var out []byte
+	for _, line := range bytes.Split(doc, []byte("\n")) {
+		if !bytes.HasPrefix(bytes.TrimSpace(line), []byte("#")) {
+			out = append(out, line...)
+			out = append(out, '\n')
+		}
+	}
+	return out
+}
