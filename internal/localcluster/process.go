@@ -41,17 +41,26 @@ type process struct {
 }
 
 func (cp *ControlPlane) start(assets, logDir, name string, args ...string) (*process, error) {
+	p, err := cp.run(logDir, name, filepath.Join(assets, name), nil, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%w\nrebuild the binaries with `make envtest`", err)
+	}
+	return p, nil
+}
+
+// run starts bin with args, env added to ours, its output in
+// <logDir>/<name>.log.
+func (cp *ControlPlane) run(logDir, name, bin string, env []string, args ...string) (*process, error) {
 	f, err := cp.createLog(logDir, name+".log")
 	if err != nil {
 		return nil, err
 	}
-	bin := filepath.Join(assets, name)
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = f, f
-	cmd.Env = append(os.Environ(), "GOGC="+gcPercent)
+	cmd.Env = append(append(os.Environ(), "GOGC="+gcPercent), env...)
 	setParentDeathSignal(cmd)
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w\nrebuild the binaries with `make envtest`", bin, err)
+		return nil, fmt.Errorf("starting %s: %w", bin, err)
 	}
 	p := &process{name: name, log: f.Name(), cmd: cmd, done: make(chan struct{})}
 	go func() {
