@@ -17,8 +17,14 @@ limitations under the License.
 package integration
 
 import (
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/resource"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,6 +32,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
+	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
 	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy/admission"
 )
 
@@ -168,5 +175,158 @@ func TestAdmissionPoliciesAgreeWithThePlugin(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("rendered policies:\n%s", out.String())
+	}
+}
+
+// TestAdmissionPoliciesPlaceAsThePluginDoes schedules the same pods twice on
+// four nodes, one per region and capacity type: first with a PlacementPolicy
+// profile and no admission policy, then with the default profile under the
+// same schedulerName and the policies rendered from the first profile's
+// config. Under the rules each kind of pod has one best node, and both runs
+// must put every pod on it. Without the rules the default profile would not:
+// the spot nodes are the smaller ones, which NodeResourcesFit avoids, and
+// every pod asks for a different CPU request, so that no two share a
+// scheduling signature and none follows another onto its node.
+func TestAdmissionPoliciesPlaceAsThePluginDoes(t *testing.T) {
+	tc := newTestContext(t)
+	suffix := rand.String(5)
+	payments := tc.createNamespace("payments-"+suffix, nil)
+	shop := tc.createNamespace("shop-"+suffix, nil)
+	name := "admission-placement-" + suffix
+	node := func(region, capacity, cpu string) *v1.Node {
+		n := makeNode(region+"-"+capacity+"-"+suffix, withLabels(map[string]string{regionLabel: region, "capacity-type": capacity}))
+		n.Status.Capacity[v1.ResourceCPU] = resource.MustParse(cpu)
+		n.Status.Allocatable[v1.ResourceCPU] = resource.MustParse(cpu)
+		return n
+	}
+	nodes := tc.createNodes(
+		node("eu-west-1", "spot", "4"),
+		node("eu-west-1", "on-demand", "8"),
+		node("us-east-1", "spot", "4"),
+		node("us-east-1", "on-demand", "8"),
+	)
+	prefer := func(rule string, weight int32, pods *metav1.LabelSelector, ns []string, key, value string) v1config.PlacementRule {
+		return v1config.PlacementRule{Name: rule + "-" + suffix, PodSelector: pods, Namespaces: ns, Action: "Prefer", Weight: ptr.To(weight),
+			NodeSelector: &metav1.LabelSelector{MatchLabels: map[string]string{key: value}}}
+	}
+	workload := func(w string) *metav1.LabelSelector {
+		return &metav1.LabelSelector{MatchLabels: map[string]string{"workload": w}}
+	}
+	rules := []v1config.PlacementRule{
+		{Name: "eu-" + suffix, Namespaces: []string{payments}, Action: "Require",
+			NodeSelector: &metav1.LabelSelector{MatchLabels: map[string]string{regionLabel: "eu-west-1"}}},
+		prefer("batch-spot", 50, workload("batch"), []string{payments, shop}, "capacity-type", "spot"),
+		prefer("services-on-demand", 50, workload("service"), []string{payments, shop}, "capacity-type", "on-demand"),
+		prefer("shop-us", 10, nil, []string{shop}, regionLabel, "us-east-1"),
+	}
+	withPlugin := placementConfig(1, rules...)
+	withPlugin.Profiles[0].SchedulerName = ptr.To(name)
+	defaults := schedulerConfig(configv1.KubeSchedulerProfile{SchedulerName: ptr.To(name)})
+
+	want := map[string]string{}
+	var pods []*v1.Pod
+	for _, k := range []struct{ ns, workload, node string }{
+		{payments, "batch", nodes[0]},
+		{payments, "service", nodes[1]},
+		{shop, "batch", nodes[2]},
+		{shop, "service", nodes[3]},
+	} {
+		for i := range 3 {
+			p := tc.makePod(fmt.Sprintf("%s-%d", k.workload, i))
+			p.Namespace = k.ns
+			p.Labels = map[string]string{"workload": k.workload}
+			p.Spec.SchedulerName = name
+			p.Spec.Containers[0].Resources.Requests[v1.ResourceCPU] = *resource.NewMilliQuantity(int64(100+50*len(pods)), resource.DecimalSI)
+			pods = append(pods, p)
+			want[k.ns+"/"+p.Name] = k.node
+		}
+	}
+	place := func(config *configv1.KubeSchedulerConfiguration) map[string]string {
+		t.Helper()
+		s := tc.startScheduler(config)
+		defer s.Stop()
+		got := map[string]string{}
+		for _, p := range pods {
+			tc.createPod(p.DeepCopy())
+		}
+		for _, ns := range []string{payments, shop} {
+			var names []string
+			for _, p := range pods {
+				if p.Namespace == ns {
+					names = append(names, p.Name)
+				}
+			}
+			for pod, node := range tc.waitScheduledIn(ns, names...) {
+				got[ns+"/"+pod] = node
+			}
+			for _, n := range names {
+				tc.deletePod(ns, n)
+			}
+		}
+		return got
+	}
+
+	byPlugin := place(withPlugin)
+	if diff := cmp.Diff(want, byPlugin); diff != "" {
+		t.Fatalf("placements by the PlacementPolicy profile (-want +got):\n%s", diff)
+	}
+
+	s, err := tc.setupScheduler(withPlugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	profiles, err := admission.FromConfig(&s.Config.ComponentConfig)
+	s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := admission.Render(profiles, admission.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc.applyAdmissionPolicies(res)
+	byAdmission := place(defaults)
+	if diff := cmp.Diff(byPlugin, byAdmission); diff != "" {
+		t.Errorf("placements by the default profile with the admission policies (+) against the PlacementPolicy profile without them (-):\n%s", diff)
+	}
+}
+
+// TestShippedConfigsRenderAdmittedPolicies checks that the API server takes
+// every object rendered from the repository's PlacementPolicy configs: their
+// CEL compiles against the Pod schema.
+func TestShippedConfigsRenderAdmittedPolicies(t *testing.T) {
+	tc := newTestContext(t)
+	configs, err := filepath.Glob("../../manifests/placementpolicy/*-config.yaml")
+	if err != nil || len(configs) == 0 {
+		t.Fatalf("no shipped config found: %v", err)
+	}
+	for _, path := range configs {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			s, err := tc.setupScheduler(shippedConfig(t, path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			profiles, err := admission.FromConfig(&s.Config.ComponentConfig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := admission.Render(profiles, admission.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Policies) == 0 {
+				t.Fatal("nothing rendered")
+			}
+			dryRun := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+			client := adminClient.AdmissionregistrationV1()
+			for _, p := range res.Policies {
+				if _, err := client.MutatingAdmissionPolicies().Create(tc.ctx, p.Policy, dryRun); err != nil {
+					t.Errorf("policy of rule %s: %v", p.Rule, err)
+				}
+				if _, err := client.MutatingAdmissionPolicyBindings().Create(tc.ctx, p.Binding, dryRun); err != nil {
+					t.Errorf("binding of rule %s: %v", p.Rule, err)
+				}
+			}
+		})
 	}
 }
