@@ -22,6 +22,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -193,4 +194,34 @@ func stripComments(doc []byte) []byte {
 		}
 	}
 	return out
+}
+
+// TestReadmeExcerpt checks that the excerpt of output pkg/placementpolicy's
+// README quotes is this command's output: each of its lines is a line of the
+// rendered file, in the same order.
+func TestReadmeExcerpt(t *testing.T) {
+	const start = "# bin/placement-admission --config manifests/placementpolicy/data-residency-config.yaml\n"
+	readme, err := os.ReadFile("../../pkg/placementpolicy/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(readme, []byte(start))
+	if i < 0 {
+		t.Fatalf("the README has no block starting %q", start)
+	}
+	block := readme[i+len(start):]
+	block = block[:bytes.Index(block, []byte("```"))]
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"--config", "../../manifests/placementpolicy/data-residency-config.yaml"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	out := strings.Split(stdout.String(), "\n")
+	at := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(block)), "\n") {
+		j := slices.Index(out[at:], line)
+		if j < 0 {
+			t.Fatalf("README line %q is not in the output after line %d:\n%s", line, at, stdout.String())
+		}
+		at += j + 1
+	}
 }
