@@ -18,6 +18,7 @@ package autoscaler
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -119,6 +120,54 @@ func TestProvisionForRequiredRegion(t *testing.T) {
 			}
 			if claims := tc.nodeClaims(); len(claims) != 1 {
 				t.Errorf("%d NodeClaims, want 1", len(claims))
+			}
+		})
+	}
+}
+
+// TestProvisionForRequiredCapacityType: with a spot pool preferred over an
+// on-demand one, a pod that requires on-demand capacity gets an on-demand
+// node, and a pod that does not gets a spot one.
+func TestProvisionForRequiredCapacityType(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		required string // required capacity type, "" for none
+		want     string
+	}{
+		{name: "required on-demand", required: karpenter.CapacityOnDemand, want: karpenter.CapacityOnDemand},
+		{name: "no requirement: the preferred spot pool", want: karpenter.CapacitySpot},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tc := newTestContext(t)
+			spot, onDemand := karpenter.CapacityTypeNodePool(karpenter.CapacitySpot), karpenter.CapacityTypeNodePool(karpenter.CapacityOnDemand)
+			spot.Weight = 10
+			tc.createNodePool(spot)
+			tc.createNodePool(onDemand)
+			tc.startScheduler(defaultProfileConfig())
+
+			pod := tc.makePod("batch", "500m")
+			if tt.required != "" {
+				requireIn(pod, karpenter.CapacityTypeLabel, tt.required)
+			}
+			tc.createPod(pod)
+			var node string
+			tc.poll("the pod to be bound to a node Karpenter adds", provisionTimeout, func(ctx context.Context) (bool, error) {
+				p, err := client.CoreV1().Pods(tc.ns).Get(ctx, pod.Name, metav1.GetOptions{})
+				node = p.Spec.NodeName
+				return node != "", err
+			})
+			type summary struct {
+				CapacityType, NodePool string
+				HoldsPod               bool
+			}
+			var got []summary
+			for _, n := range tc.nodes() {
+				t.Logf("node %s: %s", n.Name, karpenterLabels(n.Labels))
+				got = append(got, summary{n.Labels[karpenter.CapacityTypeLabel], n.Labels[karpenter.NodePoolLabel], n.Name == node})
+			}
+			want := []summary{{CapacityType: tt.want, NodePool: tt.want, HoldsPod: true}}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("nodes (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -237,10 +286,10 @@ func disruptionReason(obj *unstructured.Unstructured) string {
 	return ""
 }
 
-// karpenterLabels are the labels of a node that say where and what it is.
+// karpenterLabels are a node's labels, sorted, for the test's log.
 func karpenterLabels(labels map[string]string) string {
 	var out []string
-	for _, k := range []string{v1.LabelTopologyRegion, v1.LabelTopologyZone, karpenter.CapacityTypeLabel, v1.LabelInstanceTypeStable, karpenter.NodePoolLabel} {
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		out = append(out, k+"="+labels[k])
 	}
 	return strings.Join(out, " ")
