@@ -31,6 +31,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -113,6 +114,8 @@ type Karpenter struct {
 	Client dynamic.Interface
 	// InstanceTypesPath is the instance-types file Karpenter reads.
 	InstanceTypesPath string
+	// MetricsURL is Karpenter's Prometheus endpoint (see Metric).
+	MetricsURL string
 
 	proc *localcluster.Process
 }
@@ -153,16 +156,21 @@ func Start(ctx context.Context, cp *localcluster.ControlPlane, assets, logDir st
 	if err != nil {
 		return nil, err
 	}
+	metricsPort, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	k.MetricsURL = fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)
 	env := map[string]string{
 		// Karpenter parses its own flag set, which has no --kubeconfig:
 		// controller-runtime's config loader reads KUBECONFIG.
 		"KUBECONFIG":               cp.KubeconfigPath,
 		"DISABLE_LEADER_ELECTION":  "true",
 		"INSTANCE_TYPES_FILE_PATH": k.InstanceTypesPath,
-		// Readiness is read here; nothing scrapes the metrics, so their
-		// port is any free one (":0").
+		// Start waits for /readyz; tests read the metrics to know that
+		// Karpenter looked again (provisioning passes, say).
 		"HEALTH_PROBE_PORT": strconv.Itoa(healthPort),
-		"METRICS_PORT":      "0",
+		"METRICS_PORT":      strconv.Itoa(metricsPort),
 		// The batching window gathers pending pods before one provisioning
 		// decision: 10 s at most and 1 s idle by default. Tests create
 		// their pods at once, so a short window only makes them quicker.
@@ -234,6 +242,65 @@ func waitReady(ctx context.Context, proc *localcluster.Process, port int) error 
 		return fmt.Errorf("karpenter was not ready within %s (last: %v); see %s: %w", readyTimeout, last, proc.Log(), err)
 	}
 	return nil
+}
+
+// ProvisioningPasses is the series that counts Karpenter's provisioning
+// passes (its scheduling simulations for pending pods): it runs one when
+// pods become pending and then every 10 s while any is.
+const ProvisioningPasses = `karpenter_scheduler_scheduling_duration_seconds_count{controller="provisioner"}`
+
+// EmptinessEvaluations counts the times Karpenter's disruption loop (every
+// 10 s when it has nothing to do) looked for empty nodes to remove, and
+// EmptyCandidates is how many it found the last time: a consolidatable
+// empty node is not one while a pending pod is nominated to it.
+const (
+	EmptinessEvaluations = `karpenter_voluntary_disruption_decision_evaluation_duration_seconds_count{consolidation_type="empty",reason="empty"}`
+	EmptyCandidates      = `karpenter_voluntary_disruption_eligible_nodes{reason="empty"}`
+)
+
+// Metric reads Karpenter's metrics and returns the value of series, a
+// metric name with its labels as Prometheus writes them
+// (ProvisioningPasses, say); a series not (yet) reported is 0.
+func (k *Karpenter) Metric(ctx context.Context, series string) (float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, k.MetricsURL, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("reading Karpenter's metrics: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("reading Karpenter's metrics: %s answered %s", k.MetricsURL, resp.Status)
+	}
+	// Karpenter's registry is small (about 100 KB): read it whole, but
+	// never more than a few MB.
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err != nil {
+		return 0, fmt.Errorf("reading Karpenter's metrics: %w", err)
+	}
+	return metricValue(string(body), series)
+}
+
+// metricValue finds series in Prometheus text exposition.
+func metricValue(text, series string) (float64, error) {
+	for line := range strings.Lines(text) {
+		value, ok := strings.CutPrefix(strings.TrimSpace(line), series)
+		if !ok || (value != "" && value[0] != ' ') {
+			continue // another series, or a longer name
+		}
+		fields := strings.Fields(value)
+		if len(fields) == 0 {
+			return 0, fmt.Errorf("metric %s: no value", series)
+		}
+		v, err := strconv.ParseFloat(fields[0], 64)
+		if err != nil {
+			return 0, fmt.Errorf("metric %s: %q is not a number", series, fields[0])
+		}
+		return v, nil
+	}
+	return 0, nil
 }
 
 // Err is nil while Karpenter runs (or after Stop), and otherwise says how it

@@ -274,3 +274,40 @@ func TestCheckAssets(t *testing.T) {
 		t.Fatalf("every asset present: %v", err)
 	}
 }
+
+func TestMetricValue(t *testing.T) {
+	text := `# HELP karpenter_scheduler_scheduling_duration_seconds Duration of scheduling simulations.
+# TYPE karpenter_scheduler_scheduling_duration_seconds histogram
+karpenter_scheduler_scheduling_duration_seconds_bucket{controller="provisioner",le="+Inf"} 7
+karpenter_scheduler_scheduling_duration_seconds_count{controller="disruption"} 3
+karpenter_scheduler_scheduling_duration_seconds_count{controller="provisioner"} 7
+karpenter_nodes_created_total{nodepool="a"} 2 1700000000000
+karpenter_broken{x="y"} many
+karpenter_empty{x="y"} 
+`
+	for _, tt := range []struct {
+		series  string
+		want    float64
+		wantErr string
+	}{
+		{series: ProvisioningPasses, want: 7},
+		{series: `karpenter_scheduler_scheduling_duration_seconds_count{controller="disruption"}`, want: 3},
+		{series: `karpenter_nodes_created_total{nodepool="a"}`, want: 2},
+		{series: `karpenter_nodes_created_total{nodepool="b"}`, want: 0},
+		{series: `karpenter_broken{x="y"}`, wantErr: `metric karpenter_broken{x="y"}: "many" is not a number`},
+		{series: `karpenter_empty{x="y"}`, wantErr: `metric karpenter_empty{x="y"}: no value`},
+	} {
+		t.Run(tt.series, func(t *testing.T) {
+			got, err := metricValue(text, tt.series)
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Errorf("error %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("got %v, %v; want %v", got, err, tt.want)
+			}
+		})
+	}
+}
