@@ -23,11 +23,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	v1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -58,70 +55,18 @@ func (tc *testContext) createNamespace(name string, labels map[string]string) st
 
 // applyAdmissionPolicies creates the rendered policies and bindings, deleted
 // when the test ends, and returns once the API server applies them.
-//
-// The API server learns of policies and bindings through one watch of each,
-// which delivers them in the order they were created; so a canary policy
-// and binding created last, once seen mutating a dry-run pod, mean every
-// policy and binding before them is in force too.
 func (tc *testContext) applyAdmissionPolicies(res *admission.Result) {
 	tc.t.Helper()
-	client := adminClient.AdmissionregistrationV1()
-	canary := "canary-" + tc.ns
-	policies := []*admissionv1.MutatingAdmissionPolicy{}
-	bindings := []*admissionv1.MutatingAdmissionPolicyBinding{}
-	for _, p := range res.Policies {
-		policies = append(policies, p.Policy)
-		bindings = append(bindings, p.Binding)
-	}
-	fp := admissionv1.Fail
-	policies = append(policies, &admissionv1.MutatingAdmissionPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: canary},
-		Spec: admissionv1.MutatingAdmissionPolicySpec{
-			MatchConstraints: &admissionv1.MatchResources{
-				ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"canary": canary}},
-				ResourceRules: []admissionv1.NamedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
-					Operations: []admissionv1.OperationType{admissionv1.Create},
-					Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}},
-				}}},
-			},
-			Mutations: []admissionv1.Mutation{{PatchType: admissionv1.PatchTypeJSONPatch, JSONPatch: &admissionv1.JSONPatch{
-				Expression: "[JSONPatch{op: 'add', path: '/metadata/annotations', value: {'canary': 'seen'}}]",
-			}}},
-			FailurePolicy:      &fp,
-			ReinvocationPolicy: admissionv1.NeverReinvocationPolicy,
-		},
-	})
-	bindings = append(bindings, &admissionv1.MutatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: canary},
-		Spec:       admissionv1.MutatingAdmissionPolicyBindingSpec{PolicyName: canary},
-	})
-	for _, p := range policies {
-		if _, err := client.MutatingAdmissionPolicies().Create(tc.ctx, p, metav1.CreateOptions{}); err != nil {
-			tc.t.Fatalf("creating MutatingAdmissionPolicy %s: %v", p.Name, err)
+	tc.t.Cleanup(func() {
+		if err := admission.Delete(context.Background(), adminClient, res); err != nil {
+			tc.t.Errorf("deleting the admission policies: %v", err)
 		}
-		tc.t.Cleanup(func() {
-			if err := client.MutatingAdmissionPolicies().Delete(context.Background(), p.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-				tc.t.Errorf("deleting MutatingAdmissionPolicy %s: %v", p.Name, err)
-			}
-		})
+	})
+	if err := admission.Apply(tc.ctx, adminClient, res); err != nil {
+		tc.t.Fatal(err)
 	}
-	for _, b := range bindings {
-		if _, err := client.MutatingAdmissionPolicyBindings().Create(tc.ctx, b, metav1.CreateOptions{}); err != nil {
-			tc.t.Fatalf("creating MutatingAdmissionPolicyBinding %s: %v", b.Name, err)
-		}
-		tc.t.Cleanup(func() {
-			if err := client.MutatingAdmissionPolicyBindings().Delete(context.Background(), b.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-				tc.t.Errorf("deleting MutatingAdmissionPolicyBinding %s: %v", b.Name, err)
-			}
-		})
-	}
-	probe := tc.makePod("canary")
-	probe.Labels = map[string]string{"canary": canary}
-	if err := wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(ctx context.Context) (bool, error) {
-		got := tc.admitDryRun(tc.t, probe.DeepCopy())
-		return got.Annotations["canary"] == "seen", nil
-	}); err != nil {
-		tc.t.Fatalf("the API server did not apply the canary admission policy %s: %v", canary, err)
+	if err := admission.WaitInForce(tc.ctx, adminClient, tc.ns, waitTimeout); err != nil {
+		tc.t.Fatal(err)
 	}
 }
 
