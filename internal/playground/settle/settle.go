@@ -91,7 +91,8 @@ type state struct {
 }
 
 // rule decides for the kinds whose controllers have their own notion of
-// done. object is a new typed object an unstructured one converts into.
+// done. object is a new typed object an unstructured one converts into;
+// nil leaves it unstructured.
 type rule struct {
 	object func() runtime.Object
 	settle func(obj runtime.Object, s *state)
@@ -130,6 +131,10 @@ var rules = map[schema.GroupKind]rule{
 	{Group: "batch", Kind: "Job"}: {func() runtime.Object { return &batchv1.Job{} }, func(obj runtime.Object, s *state) {
 		settleJob(obj.(*batchv1.Job), s)
 	}},
+	// Karpenter provisions only from a Ready NodePool: pods applied before
+	// it is would wait for its next look (10 s). No typed object: the main
+	// module does not import Karpenter.
+	{Group: "karpenter.sh", Kind: "NodePool"}: {nil, settleReadyCondition},
 }
 
 // settle decides whether the target of kind gk, obj as its informer holds
@@ -167,7 +172,7 @@ func settle(gk schema.GroupKind, obj runtime.Object, owned []*corev1.Pod) state 
 		settleOther(obj, &s)
 		return s
 	}
-	if u, isU := obj.(*unstructured.Unstructured); isU {
+	if u, isU := obj.(*unstructured.Unstructured); isU && r.object != nil {
 		typed := r.object()
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, typed); err != nil {
 			s.Wants = fmt.Sprintf("a %s it can read: %v", gk.Kind, err)
@@ -254,4 +259,31 @@ func settleOther(obj runtime.Object, s *state) {
 		}
 	}
 	s.Settled = observed && s.pending == 0
+}
+
+// settleReadyCondition: the object's controller says Ready=True of its
+// last change (the condition's observedGeneration, when it has one).
+func settleReadyCondition(obj runtime.Object, s *state) {
+	s.Wants = "its Ready condition True"
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return
+	}
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if typ, _, _ := unstructured.NestedString(m, "type"); typ != "Ready" {
+			continue
+		}
+		status, _, _ := unstructured.NestedString(m, "status")
+		g, found, err := unstructured.NestedInt64(m, "observedGeneration")
+		current := !found || err == nil && g >= u.GetGeneration()
+		if status == string(corev1.ConditionTrue) && current {
+			s.Settled = s.pending == 0
+			return
+		}
+		reason, _, _ := unstructured.NestedString(m, "reason")
+		msg, _, _ := unstructured.NestedString(m, "message")
+		s.Wants += fmt.Sprintf(" (now %s: %s: %s)", status, reason, msg)
+	}
 }
