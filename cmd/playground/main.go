@@ -22,7 +22,7 @@ limitations under the License.
 //
 //	bin/playground [--scenario FILE] [--config FILE] [--compare FILE]
 //	               [--output text|json] [--timeout 60s] [--keep] [--assets DIR]
-//	               [--explain [--explain-nodes 5]]
+//	               [--explain [--explain-nodes 5]] [--karpenter] [--admission-policies]
 //
 // The snapshot subcommand writes a scenario of a live cluster (its nodes and
 // bound pods, see examples/scenarios/README.md) to replay, or to name as the

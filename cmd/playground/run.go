@@ -46,7 +46,7 @@ const (
 type flags struct {
 	assets, config, compare, scenario, output string
 	timeout                                   time.Duration
-	keep, explain                             bool
+	keep, explain, karpenter, admission       bool
 	verbosity, explainNodes                   int
 }
 
@@ -71,6 +71,8 @@ func parseFlags(args []string, stderr io.Writer) (*flags, int) {
 	fs.BoolVar(&f.keep, "keep", false, "after printing, keep the control plane and the scheduler up until Ctrl-C")
 	fs.BoolVar(&f.explain, "explain", false, "explain every pod's placement: each score plugin's normalized score, weight and the total on the best nodes, and the nodes filtered out by plugin and reason (opportunistic batching hints are off meanwhile: every pod is scored on every node)")
 	fs.IntVar(&f.explainNodes, "explain-nodes", report.DefaultExplainNodes, "with --explain, how many candidate nodes to show per pod")
+	fs.BoolVar(&f.karpenter, "karpenter", false, "run a real Karpenter (its KWOK provider, bin/karpenter from make karpenter) on the control plane: the scenario may hold NodePools, pods may wait for the nodes it adds, and the output lists them (a scenario without a NodePool gets one: on-demand nodes of any region)")
+	fs.BoolVar(&f.admission, "admission-policies", false, "render the PlacementPolicy rules of --config as MutatingAdmissionPolicies (as bin/placement-admission does) and apply them before the scenario's objects, in every run: what an autoscaler sees of the rules")
 	fs.IntVar(&f.verbosity, "v", 2, "verbosity of the log file (the scheduler's logs never go to the terminal)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -191,6 +193,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 		Explain:      o.explain,
 		ExplainNodes: o.explainNodes,
+
+		Karpenter:         o.karpenter,
+		AdmissionPolicies: o.admission,
 	})
 	defer session.Stop()
 	code = exitOK

@@ -33,13 +33,16 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"k8s.io/klog/v2"
 
 	"github.com/adminsched/scheduler-plugins/internal/localcluster"
+	"github.com/adminsched/scheduler-plugins/internal/localcluster/karpenter"
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 	"github.com/adminsched/scheduler-plugins/internal/playground/scenario"
+	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy/admission"
 )
 
 // Options of Play.
@@ -74,6 +77,18 @@ type Options struct {
 	// ExplainNodes is how many candidate nodes an Explanation lists; 0 is
 	// report.DefaultExplainNodes.
 	ExplainNodes int
+	// Karpenter runs a real Karpenter (its KWOK provider, from Assets: see
+	// `make karpenter`) on each control plane, started before the
+	// scenario's objects are applied, which may then hold NodePools and
+	// KWOKNodeClasses; a scenario without a NodePool gets defaultNodePool.
+	// The wait then lasts until every pod is bound, or Karpenter is idle
+	// with some not, and the results list the nodes it added.
+	Karpenter bool
+	// AdmissionPolicies renders the PlacementPolicy rules of Configs[0] as
+	// MutatingAdmissionPolicies (pkg/placementpolicy/admission) and applies
+	// them in every run before the scenario's objects: what autoscalers
+	// see of the rules. Configs[0] must hold at least one rule to render.
+	AdmissionPolicies bool
 
 	// now is the clock the nodes' annotation placeholders expand with
 	// (${now+2h}, ...); nil is time.Now. For tests.
@@ -174,8 +189,23 @@ func Play(ctx context.Context, opts Options) (*Session, error) {
 			return nil, &InputError{Err: fmt.Errorf("invalid scenario:\n%w", err)}
 		}
 	}
+	if found, _ := karpenterObjects(plans[0]); len(found) > 0 && !opts.Karpenter {
+		return nil, &InputError{Err: fmt.Errorf("invalid scenario: %s: Karpenter's kinds need Karpenter: run with --karpenter (Options.Karpenter)", strings.Join(found, ", "))}
+	}
+	var policies *admission.Result
+	if opts.AdmissionPolicies {
+		var err error
+		if policies, err = renderPolicies(prepared[0]); err != nil {
+			return nil, &InputError{Err: err}
+		}
+	}
 	if err := localcluster.CheckAssets(opts.Assets); err != nil {
 		return nil, &AssetsError{Err: err}
+	}
+	if opts.Karpenter {
+		if err := karpenter.CheckAssets(opts.Assets); err != nil {
+			return nil, &AssetsError{Err: fmt.Errorf("--karpenter: %w", err)}
+		}
 	}
 
 	session := &Session{}
@@ -184,7 +214,7 @@ func Play(ctx context.Context, opts Options) (*Session, error) {
 		if len(prepared) > 1 {
 			fmt.Fprintf(progress, "run %d/%d with %s\n", i+1, len(prepared), sc.source)
 		}
-		res, stop, err := runScenario(ctx, opts, sc, plans[i], progress)
+		res, stop, err := runScenario(ctx, opts, sc, plans[i], policies, progress)
 		if res == nil {
 			if stop != nil {
 				stop()

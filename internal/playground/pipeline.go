@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,7 +43,11 @@ type pipeline struct {
 	applier *apply.Applier
 	watcher *settle.Watcher
 	// cache is the scheduler's, which schedulerCaughtUp reads; nil skips it.
-	cache    schedulerCache
+	cache schedulerCache
+	// autoscaler is Karpenter, nil in a run without it.
+	autoscaler *autoscaler
+	// alive fails when a program of the control plane exited.
+	alive    func() error
 	progress io.Writer
 	// targets are the applied objects, in file order: what the run waits
 	// for and reports on.
@@ -62,14 +67,49 @@ func (p *pipeline) applyObjects(ctx context.Context) error {
 			APIVersion: a.GVK.GroupVersion().String(), Kind: a.GVK.Kind,
 			Namespace: a.Namespace, Name: a.Name, Resource: a.Resource, UID: a.UID,
 		})
+		if err := p.settle(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// settle waits until every object is settled and the scheduler caught up;
+// with Karpenter, until its pods are bound or Karpenter is idle with some
+// unbound (a pod unschedulable now may be bound once Karpenter's node is
+// Ready).
+func (p *pipeline) settle(ctx context.Context) error {
+	for {
 		if err := p.watcher.Wait(ctx, p.targets, p.progress); err != nil {
 			return err
 		}
 		if err := p.schedulerCaughtUp(ctx); err != nil {
 			return err
 		}
+		if p.autoscaler == nil || !slices.ContainsFunc(p.ownedPods(), func(op report.OwnedPod) bool { return !report.Bound(op.Pod) }) {
+			return nil
+		}
+		alive := p.alive
+		if alive == nil {
+			alive = func() error { return nil }
+		}
+		done, err := p.autoscaler.waitIdle(ctx, p.ownedPods, alive)
+		if err != nil || done {
+			return err
+		}
 	}
-	return nil
+}
+
+// nodeNames are the scenario's nodes, then Karpenter's, by name.
+func (p *pipeline) nodeNames(ctx context.Context) ([]string, error) {
+	if p.autoscaler == nil {
+		return p.plan.NodeNames, nil
+	}
+	added, err := p.autoscaler.nodeNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return append(slices.Clip(p.plan.NodeNames), added...), nil
 }
 
 // runSteps runs the plan's steps in order. After each it waits until every
@@ -82,14 +122,15 @@ func (p *pipeline) runSteps(ctx context.Context) ([]report.StepResult, error) {
 		if err := p.runStep(ctx, st); err != nil {
 			return results, fmt.Errorf("step %d (%s): %w", i+1, st, err)
 		}
-		if err := p.watcher.Wait(ctx, p.targets, p.progress); err != nil {
-			return results, fmt.Errorf("step %d (%s): %w", i+1, st, err)
-		}
-		if err := p.schedulerCaughtUp(ctx); err != nil {
+		if err := p.settle(ctx); err != nil {
 			return results, fmt.Errorf("step %d (%s): %w", i+1, st, err)
 		}
 		owned := p.ownedPods()
-		counts := report.PerNode(p.plan.NodeNames, owned)
+		names, err := p.nodeNames(ctx)
+		if err != nil {
+			return results, fmt.Errorf("step %d (%s): %w", i+1, st, err)
+		}
+		counts := report.PerNode(names, owned)
 		var b strings.Builder
 		for _, n := range counts {
 			fmt.Fprintf(&b, " %s=%d", n.Name, n.Pods)
@@ -162,5 +203,13 @@ func (p *pipeline) collect(ctx context.Context, client kubernetes.Interface) (re
 			events[k] = v
 		}
 	}
-	return report.Compute(p.plan.NodeNames, pods, events), nil
+	res := report.Compute(p.plan.NodeNames, pods, events)
+	if p.autoscaler != nil {
+		k, err := p.autoscaler.result(ctx, pods)
+		if err != nil {
+			return report.Result{}, err
+		}
+		res.Karpenter = k
+	}
+	return res, nil
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/adminsched/scheduler-plugins/internal/playground/scenario"
 	"github.com/adminsched/scheduler-plugins/internal/playground/settle"
 	"github.com/adminsched/scheduler-plugins/internal/schedtrace"
+	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy/admission"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
@@ -42,7 +43,7 @@ import (
 // plan and waits. It returns the result (also on a timeout, with a
 // *TimeoutError), and stop, which stops the scheduler and the control plane,
 // whenever the control plane started.
-func runScenario(ctx context.Context, opts Options, sc *schedConfig, plan *scenario.Plan, progress io.Writer) (*report.Result, func(), error) {
+func runScenario(ctx context.Context, opts Options, sc *schedConfig, plan *scenario.Plan, policies *admission.Result, progress io.Writer) (*report.Result, func(), error) {
 	logger := klog.FromContext(ctx)
 	fmt.Fprintf(progress, "starting the control plane (%s) from %s\n", strings.Join(localcluster.Binaries, ", "), opts.Assets)
 	cp, err := localcluster.Start(opts.Assets, filepath.Dir(sc.path))
@@ -80,6 +81,20 @@ func runScenario(ctx context.Context, opts Options, sc *schedConfig, plan *scena
 	if err := apply.CreateBoundPods(ctx, client, plan.BoundDaemonSets, plan.BoundPods, true, progress); err != nil {
 		return nil, stop, err
 	}
+	// Karpenter starts with the nodes and bound pods there, as it would
+	// join a running cluster, and before the scheduler: no pod is judged
+	// unschedulable before it looks.
+	var as *autoscaler
+	if opts.Karpenter {
+		if as, err = startKarpenter(ctx, cp, opts.Assets, filepath.Dir(sc.path), plan, progress); err != nil {
+			return nil, stop, err
+		}
+	}
+	if policies != nil {
+		if err := applyPolicies(ctx, client, policies, opts.Configs[0], progress); err != nil {
+			return nil, stop, err
+		}
+	}
 	fmt.Fprintf(progress, "starting the scheduler from %s (profiles: %s)\n", sc.source, strings.Join(sc.profiles, ", "))
 	var rec *schedtrace.Recorder
 	if opts.Explain {
@@ -99,7 +114,8 @@ func runScenario(ctx context.Context, opts Options, sc *schedConfig, plan *scena
 	if err != nil {
 		return nil, stop, err
 	}
-	p := &pipeline{plan: plan, applier: applier, watcher: watcher, cache: rs.Scheduler.Cache, progress: progress}
+	p := &pipeline{plan: plan, applier: applier, watcher: watcher, cache: rs.Scheduler.Cache, progress: progress,
+		autoscaler: as, alive: cp.Err}
 
 	wctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
@@ -121,10 +137,14 @@ func runScenario(ctx context.Context, opts Options, sc *schedConfig, plan *scena
 	}
 	res.Steps = steps
 	if rec != nil {
+		names, nerr := p.nodeNames(ctx)
+		if nerr != nil {
+			return nil, stop, errors.Join(err, nerr)
+		}
 		for i := range res.Pods {
 			pr := &res.Pods[i]
 			a, found := rec.Last(types.NamespacedName{Namespace: pr.Namespace, Name: pr.Name})
-			pr.Explain = report.Explain(a, found, plan.NodeNames, pr.Node, opts.ExplainNodes)
+			pr.Explain = report.Explain(a, found, names, pr.Node, opts.ExplainNodes)
 		}
 	}
 	return &res, stop, err

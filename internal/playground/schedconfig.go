@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/klog/v2"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
 	"sigs.k8s.io/yaml"
 
@@ -78,6 +79,8 @@ type schedConfig struct {
 	// profiles are the config's scheduler names, the first being the default
 	// for pods that name none.
 	profiles []string
+	// cfg is the config as the scheduler loads it.
+	cfg *schedconfig.KubeSchedulerConfiguration
 }
 
 // prepareConfig writes the copy of source for a run in dir and validates it
@@ -125,6 +128,7 @@ func prepareConfig(logger klog.Logger, source, dir string) (*schedConfig, error)
 	if err := validation.ValidateKubeSchedulerConfiguration(cfg); err != nil {
 		return nil, fmt.Errorf("scheduler config %s: %w", source, err)
 	}
+	sc.cfg = cfg
 	for i, prof := range cfg.Profiles {
 		sc.profiles = append(sc.profiles, prof.SchedulerName)
 		for j, pc := range prof.PluginConfig {

@@ -55,6 +55,11 @@ func WriteCompareText(w io.Writer, runs []Run) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	for i, r := range runs {
+		if err := writeKarpenterText(w, fmt.Sprintf("[%d] ", i+1), r.Result.Karpenter); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintln(w)
 	header = "pod"
 	for i := range runs {

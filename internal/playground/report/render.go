@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -55,11 +56,18 @@ func largest(nodes []NodeResult) int {
 func WriteText(w io.Writer, r Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "pods per node:")
-	top := largest(r.Nodes)
-	for _, n := range r.Nodes {
+	nodes := r.Nodes
+	if r.Karpenter != nil {
+		nodes = append(slices.Clip(nodes), addedNodeResults(r.Karpenter.Nodes)...)
+	}
+	top := largest(nodes)
+	for _, n := range nodes {
 		fmt.Fprintf(tw, "  %s\t%s %d\n", n.Name, bar(n.Pods, top), n.Pods)
 	}
 	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if err := writeKarpenterText(w, "", r.Karpenter); err != nil {
 		return err
 	}
 	fmt.Fprintln(tw, "pods:")

@@ -40,6 +40,9 @@ type Result struct {
 	Spread int `json:"spread"`
 	// Steps are the pods per node after each of the scenario's steps.
 	Steps []StepResult `json:"steps,omitempty"`
+	// Karpenter is what Karpenter added, in a run with it; its nodes are
+	// not in Nodes (nor Spread), which hold the scenario's.
+	Karpenter *KarpenterResult `json:"karpenter,omitempty"`
 }
 
 // StepResult is the pods per node after one step of the scenario.
