@@ -1,0 +1,196 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package playground
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/klog/v2/ktesting"
+
+	"github.com/adminsched/scheduler-plugins/internal/localcluster"
+	"github.com/adminsched/scheduler-plugins/internal/playground/report"
+)
+
+const (
+	karpenterScenario = scenarios + "karpenter.yaml"
+	karpenterConfig   = scenarios + "karpenter-config.yaml"
+)
+
+// TestIdleTracker: Karpenter is idle only when nothing changed for two
+// provisioning passes (or Quiet) with no NodeClaim launching, and the
+// verdict held for Confirm; any change starts over.
+func TestIdleTracker(t *testing.T) {
+	rule := idleRule{Passes: 2, Quiet: 30 * time.Second, Confirm: time.Second}
+	pending := karpenterState{Unbound: 4}
+	launching := karpenterState{Claims: 1, Launching: 1, Unbound: 4}
+	launched := karpenterState{Claims: 1, Unbound: 4}
+	type look struct {
+		at     time.Duration
+		state  karpenterState
+		passes float64
+	}
+	for _, tt := range []struct {
+		name  string
+		looks []look
+		want  []bool
+	}{
+		{name: "one pass is not enough: it may have started before the change",
+			looks: []look{{0, pending, 5}, {2 * time.Second, pending, 6}, {4 * time.Second, pending, 6}},
+			want:  []bool{false, false, false}},
+		{name: "two passes, confirmed a second later",
+			looks: []look{{0, pending, 5}, {10 * time.Second, pending, 7}, {10500 * time.Millisecond, pending, 7}, {11 * time.Second, pending, 7}},
+			want:  []bool{false, false, false, true}},
+		{name: "a NodeClaim made after the pass is counted starts over",
+			looks: []look{{0, pending, 5}, {10 * time.Second, pending, 7}, {10500 * time.Millisecond, launching, 7}, {20 * time.Second, launching, 9}},
+			want:  []bool{false, false, false, false}},
+		{name: "launched: two passes after the node was Ready",
+			looks: []look{{0, launching, 5}, {2 * time.Second, launched, 6}, {12 * time.Second, launched, 7}, {22 * time.Second, launched, 8}, {23 * time.Second, launched, 8}},
+			want:  []bool{false, false, false, false, true}},
+		{name: "a claim launching is never idle, however long",
+			looks: []look{{0, launching, 5}, {time.Minute, launching, 20}, {2 * time.Minute, launching, 30}},
+			want:  []bool{false, false, false}},
+		{name: "no pass at all: idle after Quiet",
+			looks: []look{{0, pending, 0}, {29 * time.Second, pending, 0}, {30 * time.Second, pending, 0}, {31 * time.Second, pending, 0}},
+			want:  []bool{false, false, false, true}},
+		{name: "counters anew (Karpenter restarted) start over",
+			looks: []look{{0, pending, 5}, {10 * time.Second, pending, 1}, {20 * time.Second, pending, 2}, {21 * time.Second, pending, 2}},
+			want:  []bool{false, false, false, false}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := idleTracker{rule: rule}
+			start := time.Unix(1e9, 0)
+			var got []bool
+			for _, l := range tt.looks {
+				got = append(got, tr.observe(start.Add(l.at), l.state, l.passes))
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("idle per look (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// controlPlaneOnly is a copy of the assets' control plane binaries (as
+// symlinks) without Karpenter.
+func controlPlaneOnly(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, b := range localcluster.Binaries {
+		if err := os.Symlink(filepath.Join(assets, b), filepath.Join(dir, b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestPlayKarpenterBadInput: what --karpenter and --admission-policies
+// refuse, before anything starts.
+func TestPlayKarpenterBadInput(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		opts       Options
+		wantAssets bool // an *AssetsError, else an *InputError
+		want       []string
+	}{
+		{name: "NodePools without Karpenter", opts: Options{Assets: assets, Scenario: karpenterScenario, Configs: []string{karpenterConfig}},
+			want: []string{"objects[0] (NodePool region-eu-west-1), objects[1] (NodePool region-us-east-1)", "run with --karpenter"}},
+		{name: "Karpenter missing", opts: Options{Assets: controlPlaneOnly(t), Scenario: karpenterScenario, Configs: []string{karpenterConfig}, Karpenter: true},
+			wantAssets: true, want: []string{"--karpenter: not found (or not executable): ", "/karpenter, ", "karpenter-crds/karpenter.sh_nodepools.yaml", "make karpenter"}},
+		{name: "admission policies from a config without PlacementPolicy", opts: Options{Assets: assets, Scenario: tutorial, Configs: []string{shippedConfig}, AdmissionPolicies: true},
+			want: []string{"--admission-policies: scheduler config " + shippedConfig, "nothing to render: no profile runs PlacementPolicy"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, ctx := ktesting.NewTestContext(t)
+			var progress bytes.Buffer
+			tt.opts.Timeout, tt.opts.WorkDir, tt.opts.Progress = time.Minute, t.TempDir(), &progress
+			s, err := Play(ctx, tt.opts)
+			var ie *InputError
+			var ae *AssetsError
+			if tt.wantAssets && !errors.As(err, &ae) || !tt.wantAssets && !errors.As(err, &ie) {
+				t.Fatalf("error %v (%T), want an *AssetsError: %v", err, err, tt.wantAssets)
+			}
+			if s != nil {
+				t.Errorf("session %+v, want none", s)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+			if progress.Len() > 0 {
+				t.Errorf("progress %q: something started for bad input", progress.String())
+			}
+		})
+	}
+}
+
+// TestPlayKarpenterWithoutAdmission is issue 21's failure mode through the
+// playground: the ledger's pods carry no affinity, so Karpenter adds a node
+// of its preferred us-east-1 pool, which PlacementPolicy refuses them. The
+// run must wait for Karpenter's node (the pods are unschedulable before it
+// exists) and then end, once Karpenter is idle, with the ledger
+// unschedulable: not time out, and not end before Karpenter acted.
+func TestPlayKarpenterWithoutAdmission(t *testing.T) {
+	s, progress := play(t, Options{Scenario: karpenterScenario, Configs: []string{karpenterConfig}, Karpenter: true})
+	r := s.Runs[0].Result
+	if r.Karpenter == nil {
+		t.Fatalf("no Karpenter in the result %+v", r)
+	}
+	type added struct {
+		Region, NodePool string
+		Pods             int
+	}
+	var got []added
+	for _, n := range r.Karpenter.Nodes {
+		got = append(got, added{n.Region, n.NodePool, n.Pods})
+	}
+	// Two ledger pods fit beside web on us-system as Karpenter sees it, two
+	// more on one small US node.
+	want := []added{{Region: "us-east-1", NodePool: "region-us-east-1"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("nodes Karpenter added (-want +got):\n%s", diff)
+	}
+	for _, p := range r.Pods {
+		wantBound := strings.HasPrefix(p.Name, "web-")
+		if (p.Node != "") != wantBound {
+			t.Errorf("pod %s/%s on %q (%s), want bound: %v", p.Namespace, p.Name, p.Node, p.Reason, wantBound)
+		}
+		if !wantBound && !strings.Contains(p.Reason, `placement rule "eu-data-residency"`) {
+			t.Errorf("pod %s: reason %q does not name the rule", p.Name, p.Reason)
+		}
+	}
+	if !strings.Contains(progress, "Karpenter is idle: 4 pods stay unbound") {
+		t.Errorf("progress does not say Karpenter was idle")
+	}
+	if r.Karpenter.DefaultNodePool {
+		t.Errorf("default NodePool made, but the scenario has two")
+	}
+	var buf bytes.Buffer
+	if err := report.WriteText(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "nodes Karpenter added (NodePools: region-eu-west-1, region-us-east-1):") {
+		t.Errorf("text output lacks the nodes Karpenter added:\n%s", buf.String())
+	}
+}
