@@ -58,7 +58,10 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	covered := map[string]bool{"tutorial-nodes.yaml": true} // nodes only, for --keep
+	covered := map[string]bool{
+		"tutorial-nodes.yaml": true, // nodes only, for --keep
+		"karpenter.yaml":      true, // needs --karpenter: TestKarpenter
+	}
 	for _, g := range goldenRuns {
 		covered[g.scenario] = true
 	}
