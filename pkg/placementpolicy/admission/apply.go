@@ -41,7 +41,10 @@ func Apply(ctx context.Context, client kubernetes.Interface, res *Result) error 
 	api := client.AdmissionregistrationV1()
 	for _, p := range res.Policies {
 		if err := createOrUpdate(ctx, p.Policy.Name, "MutatingAdmissionPolicy",
-			func() error { _, err := api.MutatingAdmissionPolicies().Create(ctx, p.Policy, metav1.CreateOptions{}); return err },
+			func() error {
+				_, err := api.MutatingAdmissionPolicies().Create(ctx, p.Policy, metav1.CreateOptions{})
+				return err
+			},
 			func() error {
 				old, err := api.MutatingAdmissionPolicies().Get(ctx, p.Policy.Name, metav1.GetOptions{})
 				if err != nil {
