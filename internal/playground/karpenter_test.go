@@ -194,3 +194,39 @@ func TestPlayKarpenterWithoutAdmission(t *testing.T) {
 		t.Errorf("text output lacks the nodes Karpenter added:\n%s", buf.String())
 	}
 }
+
+// TestPlayKarpenterDefaultNodePool: a scenario without a NodePool gets the
+// playground's default one, and a pod no node of the scenario fits is bound
+// to the on-demand node Karpenter adds from it. Before, Karpenter had no
+// pool and the pod ended unschedulable.
+func TestPlayKarpenterDefaultNodePool(t *testing.T) {
+	small := writeTemp(t, "small.yaml", `nodes:
+  - name: small
+    allocatable: {cpu: 500m}
+objects:
+  - apiVersion: v1
+    kind: Pod
+    metadata: {name: big}
+    spec:
+      containers:
+        - {name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "1"}}}
+`)
+	s, progress := play(t, Options{Scenario: small, Configs: []string{defaultProfile}, Karpenter: true})
+	r := s.Runs[0].Result
+	if !strings.Contains(progress, "the scenario has no NodePool, without which Karpenter adds nothing: made NodePool default") {
+		t.Errorf("progress does not say the default NodePool was made")
+	}
+	if r.Karpenter == nil || !r.Karpenter.DefaultNodePool || len(r.Karpenter.Nodes) != 1 {
+		t.Fatalf("karpenter %+v, want the default pool and one node", r.Karpenter)
+	}
+	n := r.Karpenter.Nodes[0]
+	type summary struct {
+		NodePool, CapacityType string
+		Pods                   int
+		PodNode                string
+	}
+	got := summary{n.NodePool, n.CapacityType, n.Pods, r.Pods[0].Node}
+	if diff := cmp.Diff(summary{"default", "on-demand", 1, n.Name}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
