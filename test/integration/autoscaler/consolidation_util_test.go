@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -385,4 +386,54 @@ func (r *nodeRecorder) nodeChanges(start time.Time) string {
 		}
 	}
 	return out
+}
+
+// TestSummarize: the figures TestConsolidationNodesSaved reports, from
+// samples made up here, so that each can be seen to count.
+func TestSummarize(t *testing.T) {
+	t0 := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	sample := func(s float64, ready int, disrupting int, claims ...string) clusterSample {
+		return clusterSample{at: at(s), readyNodes: ready, claims: claims, disrupting: disrupting,
+			allowed: int(math.Ceil(0.1 * float64(len(claims)))), reasons: map[string]string{}}
+	}
+	emptied := sample(20, 2, 1, "a", "b")
+	emptied.reasons["b"] = "Empty"
+	for _, tt := range []struct {
+		name    string
+		samples []clusterSample
+		evicted int
+		want    consolidationResult
+	}{
+		{
+			name:    "no sample",
+			want:    consolidationResult{Reasons: map[string]int{}},
+			samples: nil,
+		},
+		{
+			// 0 nodes for 1 s, 2 for 19 s, then 1 until the end (100 s):
+			// samples before the window's start are left out.
+			name:    "node-seconds and claims over the window",
+			samples: []clusterSample{sample(-5, 9, 0, "x"), sample(0, 0, 0), sample(1, 2, 0, "a", "b"), emptied, sample(40, 1, 0, "a")},
+			evicted: 3,
+			want: consolidationResult{NodesAtEnd: 1, NodeSeconds: 2*19 + 2*20 + 1*60, ClaimsCreated: 2, ClaimsRemoved: 1,
+				Evicted: 3, MaxDisrupting: 1, Reasons: map[string]int{"Empty": 1}},
+		},
+		{
+			name:    "two disrupted at once where the budget allows one",
+			samples: []clusterSample{sample(0, 3, 2, "a", "b", "c"), sample(100, 3, 0, "a", "b", "c")},
+			want: consolidationResult{NodesAtEnd: 3, NodeSeconds: 300, ClaimsCreated: 3,
+				MaxDisrupting: 2, OverBudget: 1, Reasons: map[string]int{}},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &nodeRecorder{samples: tt.samples, evicted: map[types.UID]string{}}
+			for i := range tt.evicted {
+				r.evicted[types.UID(fmt.Sprint(i))] = "pod"
+			}
+			if diff := cmp.Diff(tt.want, r.summarize(t0, at(100))); diff != "" {
+				t.Errorf("summary (-want +got):\n%s", diff)
+			}
+		})
+	}
 }
