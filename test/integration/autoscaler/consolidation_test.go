@@ -38,11 +38,11 @@ import (
 // fill one: 12 web pods need 4 nodes, and every placement of them is the
 // same, 3 per node, whatever the profile.
 const (
-	podCPU      = "600m"
-	webPeak     = 12
-	webLow      = 2 // 10 pods deleted: at least 2 of the 4 nodes are empty
-	secondWave  = 4 // fits in the 10 free slots
-	instanceTyp = "c-2x"
+	podCPU            = "600m"
+	webPeak           = 12
+	webLow            = 2 // 10 pods deleted: at least 2 of the 4 nodes are empty
+	secondWave        = 4 // fits in the 10 free slots
+	smallInstanceType = "c-2x"
 )
 
 // consolidationWindow is the fixed window, from the scale-up, over which
@@ -51,7 +51,7 @@ const (
 // after the other (the 10% budget of 4 nodes allows one at a time; each
 // takes consolidateAfter 5 s, up to 10 s until Karpenter's disruption loop
 // looks, 15 s validation and 5 s minimum drain: at most 35 s, then 30 s;
-// measured 34.8 s and 59.5 s after the scale-up).
+// measured 32.8-39.5 s and 57.8-64.5 s after the scale-up).
 var consolidationWindow = map[string]time.Duration{
 	karpenter.WhenEmpty:                80 * time.Second,
 	karpenter.WhenEmptyOrUnderutilized: 150 * time.Second,
@@ -157,7 +157,7 @@ func runConsolidationWorkload(t *testing.T, policy string, cfg *configv1.KubeSch
 	np.Name = "small"
 	np.Requirements = append(np.Requirements[:1],
 		v1.NodeSelectorRequirement{Key: karpenter.CapacityTypeLabel, Operator: v1.NodeSelectorOpIn, Values: []string{karpenter.CapacityOnDemand}},
-		v1.NodeSelectorRequirement{Key: v1.LabelInstanceTypeStable, Operator: v1.NodeSelectorOpIn, Values: []string{instanceTyp}})
+		v1.NodeSelectorRequirement{Key: v1.LabelInstanceTypeStable, Operator: v1.NodeSelectorOpIn, Values: []string{smallInstanceType}})
 	np.ConsolidationPolicy = policy
 	np.ConsolidateAfter = 5 * time.Second
 	budgets := tc.createPoolWithDefaultBudget(np)
