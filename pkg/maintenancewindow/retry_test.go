@@ -19,6 +19,7 @@ package maintenancewindow
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -425,11 +426,23 @@ func TestRejectionAllocatesNoMore(t *testing.T) {
 		state := framework.NewCycleState()
 		pl.PreFilter(ctx, state, pod, nil)
 		pl.Filter(ctx, state, pod, ni)
-		allocs[fmt.Sprintf("retries=%v", retries)] = testing.AllocsPerRun(100, func() {
-			if pl.Filter(ctx, state, pod, ni).IsSuccess() {
-				t.Fatal("node in a window passed")
-			}
-		})
+		if retries {
+			// The timer is armed on another goroutine, whose allocations
+			// AllocsPerRun would count if it ran during the measurement.
+			waitArmed(t, pl, now.Add(time.Hour))
+		}
+		// AllocsPerRun counts every goroutine's allocations: the least of
+		// a few measurements is the one no background work (the race
+		// detector's, the informers') fell into.
+		least := math.Inf(1)
+		for range 5 {
+			least = math.Min(least, testing.AllocsPerRun(100, func() {
+				if pl.Filter(ctx, state, pod, ni).IsSuccess() {
+					t.Fatal("node in a window passed")
+				}
+			}))
+		}
+		allocs[fmt.Sprintf("retries=%v", retries)] = least
 	}
 	if diff := cmp.Diff(allocs["retries=false"], allocs["retries=true"]); diff != "" {
 		t.Errorf("allocations per rejection (-without retries +with):\n%s", diff)
