@@ -20,7 +20,9 @@ limitations under the License.
 // not run in the cluster test/integration shares between its tests. The
 // cluster starts with no node; each test creates its NodePools and, when
 // it ends, removes them and waits until every node Karpenter made is gone.
-// Tests run one after the other.
+// Tests run one after the other. AUTOSCALER_LONG=1 adds the long variants
+// (TestConsolidationNodesSaved under WhenEmptyOrUnderutilized, about 8
+// minutes), which CI does not run.
 package autoscaler
 
 import (
