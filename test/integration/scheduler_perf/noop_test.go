@@ -1,0 +1,71 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package schedulerperf
+
+import (
+	"context"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	fwk "k8s.io/kube-scheduler/framework"
+)
+
+// noOpSkipName is a plugin of this test binary only: its PreFilter and
+// PreScore return Skip and do nothing else. Its execution time in the
+// framework's metric is what the metric itself costs a plugin at that place
+// of the profile, the floor PlacementPolicy's no-rule path is compared with
+// (the NoOpSkipFirst and NoOpSkipSecond cases). NoOpLabelSkip does the same
+// after one lookup in the pod's labels, the one read PlacementPolicy's gate
+// makes that NodeAffinity's skip does not (the NoOpLabelSkip case).
+const (
+	noOpSkipName      = "NoOpSkip"
+	noOpLabelSkipName = "NoOpLabelSkip"
+)
+
+type noOpSkip struct {
+	name string
+	skip *fwk.Status
+	// label, when set, is looked up in the pod's labels first; a pod that
+	// has it is not skipped.
+	label string
+}
+
+func (p noOpSkip) Name() string { return p.name }
+
+func (p noOpSkip) PreFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	if p.label != "" {
+		if _, ok := pod.Labels[p.label]; ok {
+			return nil, nil
+		}
+	}
+	return nil, p.skip
+}
+
+func (noOpSkip) PreFilterExtensions() fwk.PreFilterExtensions { return nil }
+
+func (p noOpSkip) PreScore(context.Context, fwk.CycleState, *v1.Pod, []fwk.NodeInfo) *fwk.Status {
+	return p.skip
+}
+
+func init() {
+	registry[noOpSkipName] = func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) {
+		return noOpSkip{name: noOpSkipName, skip: fwk.NewStatus(fwk.Skip)}, nil
+	}
+	registry[noOpLabelSkipName] = func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) {
+		return noOpSkip{name: noOpLabelSkipName, skip: fwk.NewStatus(fwk.Skip), label: "placement"}, nil
+	}
+}
