@@ -144,9 +144,11 @@ if [[ -s $OUT/perf.txt ]]; then
 		}' "$OUT/perf.median" | tee "$OUT/perf-summary.txt"
 	if command -v jq >/dev/null && compgen -G "$OUT/perf-data/*.json" >/dev/null; then
 		echo
+		# Our plugins, the in-tree ones they are compared with, and the test
+		# binary's NoOp* plugins (test/integration/scheduler_perf/noop_test.go).
 		echo "per-plugin execution time, ms (scheduler_plugin_execution_duration_seconds, sampled in 10% of cycles; median of the rounds' averages):"
 		jq -r '.dataItems[] | select(.labels.Metric == "scheduler_plugin_execution_duration_seconds" and .data != null)
-			| select(.labels.plugin == "NodeLessPods" or .labels.plugin == "PlacementPolicy" or .labels.plugin == "NoOpSkip" or .labels.plugin == "NoOpLabelSkip" or .labels.plugin == "MaintenanceWindow" or .labels.plugin == "NodeAffinity" or .labels.plugin == "PodTopologySpread" or .labels.plugin == "NodeResourcesBalancedAllocation")
+			| select(.labels.plugin == "NodeLessPods" or .labels.plugin == "PlacementPolicy" or (.labels.plugin | startswith("NoOp")) or .labels.plugin == "MaintenanceWindow" or .labels.plugin == "NodeAffinity" or .labels.plugin == "PodTopologySpread" or .labels.plugin == "NodeResourcesBalancedAllocation")
 			| "\(.labels.Name | split("/")[1:3] | join("/"))|\(.labels.plugin)|\(.labels.extension_point) \(.data.Average)"' \
 			"$OUT"/perf-data/*.json >"$OUT/plugins.kv"
 		median "$OUT/plugins.kv" | tr '|' ' ' | column -t | tee "$OUT/plugins-summary.txt"
