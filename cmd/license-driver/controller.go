@@ -172,6 +172,7 @@ func runLeaderElected(ctx context.Context, f controllerFlags, client kubernetes.
 	if err != nil {
 		return err
 	}
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// The role runs on the elector's goroutine and may still be ending when
@@ -179,7 +180,10 @@ func runLeaderElected(ctx context.Context, f controllerFlags, client kubernetes.
 	var (
 		mu     sync.Mutex
 		runErr error
-		lost   bool
+		// roleEnded: the role returned on its own, before the elector
+		// cancelled its context.
+		roleEnded bool
+		lost      bool
 	)
 	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
 		Lock:            lock,
@@ -193,6 +197,7 @@ func runLeaderElected(ctx context.Context, f controllerFlags, client kubernetes.
 				err := run(leading)
 				mu.Lock()
 				runErr = err
+				roleEnded = leading.Err() == nil
 				mu.Unlock()
 				// A role that ends ends the election: the Lease is released.
 				cancel()
@@ -200,8 +205,11 @@ func runLeaderElected(ctx context.Context, f controllerFlags, client kubernetes.
 			OnStoppedLeading: func() {
 				mu.Lock()
 				defer mu.Unlock()
-				// Neither SIGTERM nor the role ended the election.
-				lost = ctx.Err() == nil
+				// Neither SIGTERM nor the role ended the election. Not
+				// ctx.Err(): when the Lease is lost, the elector cancels
+				// the role's context, and the role, ending, cancels ctx,
+				// possibly before this runs.
+				lost = parent.Err() == nil && !roleEnded
 			},
 		},
 	})

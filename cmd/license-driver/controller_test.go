@@ -203,13 +203,19 @@ func TestRunLeaderElected(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				// Renewals conflict from before the takeover, and the
+				// takeover goes to the tracker, past the reactor: were it
+				// an Update followed by taken.Store, a renewal in between
+				// would win the Lease back, and the elector, still the
+				// holder, would retry its release's conflicts forever (the
+				// fake ignores the release's deadline).
+				taken.Store(true)
 				lease.Spec.HolderIdentity = ptr.To("another-replica")
 				lease.Spec.LeaseDurationSeconds = ptr.To[int32](600)
 				lease.Spec.RenewTime = &metav1.MicroTime{Time: time.Now().Add(time.Minute)}
-				if _, err := leases.Update(context.Background(), lease, metav1.UpdateOptions{}); err != nil {
+				if err := client.Tracker().Update(coordinationv1.SchemeGroupVersion.WithResource("leases"), lease, "ns"); err != nil {
 					t.Fatal(err)
 				}
-				taken.Store(true)
 			},
 			wantErr: "lost the leader election Lease",
 		},
