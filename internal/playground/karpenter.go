@@ -131,6 +131,11 @@ type idleRule struct {
 	// Passes is how many provisioning passes must end with nothing
 	// changed: 2, since the first may have started before the change.
 	Passes float64
+	// MinQuiet is how long nothing must change even after Passes passes:
+	// passes can come back to back (a batch of pod events) before Karpenter
+	// can act (its NodePool not Ready yet); each pending pod is looked at
+	// again within 10 s.
+	MinQuiet time.Duration
 	// Quiet is how long with nothing changed is idle even without passes
 	// (pods Karpenter does not look at: preempting, say).
 	Quiet time.Duration
@@ -138,7 +143,7 @@ type idleRule struct {
 	Confirm time.Duration
 }
 
-var defaultIdleRule = idleRule{Passes: 2, Quiet: 30 * time.Second, Confirm: time.Second}
+var defaultIdleRule = idleRule{Passes: 2, MinQuiet: 10 * time.Second, Quiet: 30 * time.Second, Confirm: time.Second}
 
 // idleTracker applies an idleRule to successive looks.
 type idleTracker struct {
@@ -154,14 +159,16 @@ type idleTracker struct {
 
 // observe records a look at st, with passes provisioning passes so far,
 // and says whether Karpenter is idle: no NodeClaim launching, and nothing
-// changed for rule.Passes passes or rule.Quiet, for rule.Confirm.
+// changed for rule.Passes passes and rule.MinQuiet, or for rule.Quiet, for
+// rule.Confirm.
 func (t *idleTracker) observe(now time.Time, st karpenterState, passes float64) bool {
 	// Fewer passes than before: Karpenter restarted, its counters anew.
 	if !t.started || st != t.last || passes < t.passes {
 		t.started, t.last, t.since, t.passes, t.idleAt = true, st, now, passes, time.Time{}
 		return false
 	}
-	if st.Launching > 0 || (passes < t.passes+t.rule.Passes && now.Sub(t.since) < t.rule.Quiet) {
+	quiet := now.Sub(t.since)
+	if st.Launching > 0 || quiet < t.rule.MinQuiet || (passes < t.passes+t.rule.Passes && quiet < t.rule.Quiet) {
 		t.idleAt = time.Time{}
 		return false
 	}

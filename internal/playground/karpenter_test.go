@@ -41,7 +41,7 @@ const (
 // provisioning passes (or Quiet) with no NodeClaim launching, and the
 // verdict held for Confirm; any change starts over.
 func TestIdleTracker(t *testing.T) {
-	rule := idleRule{Passes: 2, Quiet: 30 * time.Second, Confirm: time.Second}
+	rule := idleRule{Passes: 2, MinQuiet: 10 * time.Second, Quiet: 30 * time.Second, Confirm: time.Second}
 	pending := karpenterState{Unbound: 4}
 	launching := karpenterState{Claims: 1, Launching: 1, Unbound: 4}
 	launched := karpenterState{Claims: 1, Unbound: 4}
@@ -61,6 +61,9 @@ func TestIdleTracker(t *testing.T) {
 		{name: "two passes, confirmed a second later",
 			looks: []look{{0, pending, 5}, {10 * time.Second, pending, 7}, {10500 * time.Millisecond, pending, 7}, {11 * time.Second, pending, 7}},
 			want:  []bool{false, false, false, true}},
+		{name: "two passes back to back are not enough before MinQuiet (TestPlayKarpenterDefaultNodePool flaked so in CI)",
+			looks: []look{{0, pending, 5}, {time.Second, pending, 7}, {2 * time.Second, pending, 7}, {10 * time.Second, pending, 7}, {11 * time.Second, pending, 7}},
+			want:  []bool{false, false, false, false, true}},
 		{name: "a NodeClaim made after the pass is counted starts over",
 			looks: []look{{0, pending, 5}, {10 * time.Second, pending, 7}, {10500 * time.Millisecond, launching, 7}, {20 * time.Second, launching, 9}},
 			want:  []bool{false, false, false, false}},
