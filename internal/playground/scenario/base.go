@@ -76,6 +76,8 @@ func mergeBase(file string, s *Scenario) (*merged, error) {
 		BoundPods: append(b.BoundPods[:len(b.BoundPods):len(b.BoundPods)], s.BoundPods...),
 		Objects:   append(b.Objects[:len(b.Objects):len(b.Objects)], s.Objects...),
 		Steps:     append(b.Steps[:len(b.Steps):len(b.Steps)], s.Steps...),
+		Config:    s.Config,
+		Expect:    s.Expect,
 	}
 	return m, nil
 }

@@ -69,6 +69,14 @@ type Scenario struct {
 	// delete an object, wait. After each, every object is waited for again
 	// and the pods per node are reported.
 	Steps []Step `json:"steps,omitempty"`
+	// Config is the KubeSchedulerConfiguration that `playground test` runs
+	// the scenario with, relative to the scenario file (or absolute); its
+	// --config overrides it. Plain runs take --config.
+	Config string `json:"config,omitempty"`
+	// Expect are the assertions `playground test` checks once the scenario
+	// has run (see expect.go). A base's config and expect are not merged:
+	// the scenario's own file states what it expects.
+	Expect []Assertion `json:"expect,omitempty"`
 }
 
 // NodeSpec describes one node, or Count nodes named Name-1..Name-Count.

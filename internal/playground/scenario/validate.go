@@ -89,7 +89,8 @@ func validate(s *Scenario, schedulerNames []string) ([]decoded, field.ErrorList)
 	if len(objErrs) > 0 {
 		keys = nil // an object that did not decode may be the one named
 	}
-	return objects, append(errs, validateSteps(s.Steps, keys)...)
+	errs = append(errs, validateSteps(s.Steps, keys)...)
+	return objects, append(errs, validateExpect(s.Expect, s.Config, keys, nodes)...)
 }
 
 // nodeSet is the names of the nodes the specs make, or nil when they are
