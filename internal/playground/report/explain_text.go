@@ -81,6 +81,12 @@ func nodeOrNone(node string) string {
 	return node
 }
 
+// WriteExplanation writes one pod's explanation as WriteExplainText does,
+// each line starting with indent.
+func WriteExplanation(w io.Writer, e *Explanation, indent string) error {
+	return writeExplanation(w, e, indent)
+}
+
 func writeExplanation(w io.Writer, e *Explanation, indent string) error {
 	if e.Attempt > 0 {
 		fmt.Fprintf(w, "%sprofile %s, attempt %d: %d feasible node(s)\n", indent, e.Profile, e.Attempt, e.Feasible)

@@ -75,6 +75,9 @@ type PodResult struct {
 	// Explain is why the scheduler chose Node, or none: only when the run
 	// asked for explanations.
 	Explain *Explanation `json:"explain,omitempty"`
+	// Labels are the pod's labels, for the assertions of `playground
+	// test`; not part of the output.
+	Labels map[string]string `json:"-"`
 }
 
 // OwnedPod is one pod of a scenario object.
@@ -123,7 +126,7 @@ func Compute(nodes []string, pods []OwnedPod, events map[types.NamespacedName]st
 	r := Result{Pods: make([]PodResult, 0, len(pods))}
 	for _, op := range pods {
 		pod := op.Pod
-		pr := PodResult{Namespace: pod.Namespace, Name: pod.Name, Object: op.Object}
+		pr := PodResult{Namespace: pod.Namespace, Name: pod.Name, Object: op.Object, Labels: pod.Labels}
 		if Bound(pod) {
 			pr.Node = pod.Spec.NodeName
 		} else {

@@ -193,3 +193,7 @@ func quantityOr(q Quantity, def string) resource.Quantity {
 	}
 	return resource.MustParse(string(q))
 }
+
+// NodeNames is the names of the nodes spec makes, in order: its name, or
+// name-1 .. name-count.
+func NodeNames(spec NodeSpec) []string { return nodeNames(spec) }
