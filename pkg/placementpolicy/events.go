@@ -57,8 +57,8 @@ func (pl *PlacementPolicy) isSchedulableAfterNodeChange(logger klog.Logger, pod 
 		// The rules that rejected the pod no longer apply to it.
 		return fwk.Queue, nil
 	}
-	if ok, r := s.admits(newNode); !ok {
-		logger.V(5).Info("Node does not match a placement rule of the pod", "pod", klog.KObj(pod), "node", klog.KObj(newNode), "rule", r.name)
+	if ok, i := s.admits(newNode); !ok {
+		logger.V(5).Info("Node does not match a placement rule of the pod", "pod", klog.KObj(pod), "node", klog.KObj(newNode), "rule", s.required[i].name)
 		return fwk.QueueSkip, nil
 	}
 	if oldNode, isNode := oldObj.(*v1.Node); isNode && oldNode != nil {

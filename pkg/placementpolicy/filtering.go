@@ -45,6 +45,9 @@ func (pl *PlacementPolicy) PreFilter(ctx context.Context, state fwk.CycleState, 
 		return nil, &pl.skip
 	}
 	state.Write(stateKey, s)
+	if !state.IsPodGroupSchedulingCycle() {
+		s.countApplied()
+	}
 	if len(s.required) == 0 {
 		return nil, &pl.skip
 	}
@@ -73,28 +76,52 @@ func (pl *PlacementPolicy) Filter(_ context.Context, state fwk.CycleState, pod *
 	if s.empty() {
 		return nil
 	}
-	if ok, r := s.admits(node); !ok {
-		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, r.reason)
+	if ok, i := s.admits(node); !ok {
+		s.recordRejection(i)
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, s.required[i].reason)
 	}
 	return nil
+}
+
+// PostFilter only counts: the attempt found no feasible node, so every
+// Require rule that Filter saw reject a node counts one unschedulable
+// attempt. It returns Unschedulable, which lets the PostFilter plugins after
+// it (DefaultPreemption) run: preemption cannot make a node match a rule,
+// but it can free a node that another plugin rejected. The framework does not
+// run PostFilter in pod-group cycles (see the README).
+func (pl *PlacementPolicy) PostFilter(_ context.Context, state fwk.CycleState, _ *v1.Pod, _ fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+	if d, err := state.Read(stateKey); err == nil {
+		if s, ok := d.(*podRules); ok {
+			s.countUnschedulable()
+		}
+	}
+	return nil, fwk.NewStatus(fwk.Unschedulable)
 }
 
 // cycleRules returns the rules PreFilter found, or finds them when PreFilter
 // did not run (a profile may disable it) or found none.
 func (pl *PlacementPolicy) cycleRules(state fwk.CycleState, pod *v1.Pod) (*podRules, error) {
+	s, _, err := pl.cycleRulesFrom(state, pod)
+	return s, err
+}
+
+// cycleRulesFrom is cycleRules, and reports whether the rules came from the
+// cycle state, that is, whether PreFilter found (and counted) them.
+func (pl *PlacementPolicy) cycleRulesFrom(state fwk.CycleState, pod *v1.Pod) (*podRules, bool, error) {
 	// A pod the gate stops has no rules: do not look it up in the cycle
 	// state, whose lookup costs more than the gate.
 	if pl.stopped.Load() == pod || !pl.gate.mayApply(pod) {
-		return nil, nil
+		return nil, false, nil
 	}
 	if state != nil {
 		if d, err := state.Read(stateKey); err == nil {
 			s, ok := d.(*podRules)
 			if !ok {
-				return nil, fmt.Errorf("%s: cycle state holds %T", Name, d)
+				return nil, false, fmt.Errorf("%s: cycle state holds %T", Name, d)
 			}
-			return s, nil
+			return s, true, nil
 		}
 	}
-	return pl.rulesFor(pod)
+	s, err := pl.rulesFor(pod)
+	return s, false, err
 }

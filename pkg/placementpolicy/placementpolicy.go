@@ -74,6 +74,7 @@ type PlacementPolicy struct {
 var (
 	_ fwk.PreFilterPlugin   = &PlacementPolicy{}
 	_ fwk.FilterPlugin      = &PlacementPolicy{}
+	_ fwk.PostFilterPlugin  = &PlacementPolicy{}
 	_ fwk.PreScorePlugin    = &PlacementPolicy{}
 	_ fwk.ScorePlugin       = &PlacementPolicy{}
 	_ fwk.ScoreExtensions   = &PlacementPolicy{}
@@ -104,6 +105,8 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		needNamespaces = needNamespaces || r.namespaceSelector != nil
 	}
 	pl.gate = newGate(pl.rules)
+	registerMetrics()
+	takeCounters(profileName(h), pl.rules)
 	if needNamespaces {
 		if h == nil || h.SharedInformerFactory() == nil {
 			return nil, fmt.Errorf("%s needs the scheduler's informers to read namespace labels", Name)
@@ -169,6 +172,9 @@ func (pl *PlacementPolicy) rulesWith(pod *v1.Pod, nsLabels labels.Labels) *podRu
 		} else {
 			s.preferred = append(s.preferred, r)
 		}
+	}
+	if s != nil && len(s.required) > 64 {
+		s.rejectedMore = make([]atomic.Bool, len(s.required)-64)
 	}
 	return s
 }

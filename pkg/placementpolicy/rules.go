@@ -20,11 +20,13 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/component-base/metrics"
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
@@ -44,6 +46,11 @@ type rule struct {
 	// reason is the rejection a Require rule gives a node it does not match,
 	// built once so that Filter does not format it per node.
 	reason string
+	// applied and unschedulable are the rule's children of
+	// placementpolicy_rule_applied_total and _unschedulable_total for the
+	// plugin's profile (unschedulable only for a Require rule), taken in New.
+	applied       metrics.CounterMetric
+	unschedulable metrics.CounterMetric
 }
 
 // ErrReasonFormat is the rejection of a node that a Require rule does not
@@ -93,15 +100,67 @@ func (r *rule) selectsByPod(pod *v1.Pod) bool {
 	return r.podSelector == nil || r.podSelector.Matches(labels.Set(pod.Labels))
 }
 
-// podRules are the rules that apply to one pod, in the order of the args.
+// podRules are the rules that apply to one pod, in the order of the args,
+// and which of the Require rules rejected a node in this cycle.
 type podRules struct {
 	required  []*rule
 	preferred []*rule
+	// rejected has bit i set once Filter saw required[i] reject a node;
+	// rejectedMore holds the rules past the 64th, and is allocated only for
+	// a pod that more than 64 Require rules select. Filter runs on parallel
+	// goroutines, hence atomics; a set bit is only read again, so each rule
+	// costs one atomic write per cycle, not one per rejected node.
+	rejected     atomic.Uint64
+	rejectedMore []atomic.Bool
 }
 
-// Clone returns the same state: it depends on the pod only, never on what the
-// cycle adds to or removes from nodes.
+// Clone returns the same state: the rules depend on the pod only, never on
+// what the cycle adds to or removes from nodes. Preemption's dry runs on the
+// clone then record their rejections here too: a Require rule rejects a node
+// by its labels, which no victim changes, so it rejects only nodes it would
+// have rejected in the cycle itself.
 func (s *podRules) Clone() fwk.StateData { return s }
+
+// recordRejection notes that required[i] rejected a node.
+func (s *podRules) recordRejection(i int) {
+	if i >= 64 {
+		if b := &s.rejectedMore[i-64]; !b.Load() {
+			b.Store(true)
+		}
+		return
+	}
+	if bit := uint64(1) << i; s.rejected.Load()&bit == 0 {
+		s.rejected.Or(bit)
+	}
+}
+
+// rejectedBy reports whether required[i] rejected a node in this cycle.
+func (s *podRules) rejectedBy(i int) bool {
+	if i >= 64 {
+		return s.rejectedMore[i-64].Load()
+	}
+	return s.rejected.Load()&(uint64(1)<<i) != 0
+}
+
+// countApplied counts an attempt in which the rules apply to the pod.
+func (s *podRules) countApplied() {
+	for _, r := range s.required {
+		r.applied.Inc()
+	}
+	for _, r := range s.preferred {
+		r.applied.Inc()
+	}
+}
+
+// countUnschedulable counts an attempt that found no feasible node for every
+// Require rule that rejected a node in it.
+func (s *podRules) countUnschedulable() {
+	for i, r := range s.required {
+		if s.rejectedBy(i) {
+			r.unschedulable.Inc()
+		}
+	}
+}
 
 func (s *podRules) empty() bool { return s == nil || len(s.required)+len(s.preferred) == 0 }
 
@@ -122,16 +181,16 @@ func (s *podRules) names() []string {
 	return names
 }
 
-// admits reports whether node matches every required rule, and the first rule
-// it does not match otherwise.
-func (s *podRules) admits(node *v1.Node) (bool, *rule) {
+// admits reports whether node matches every required rule, and the index in
+// required of the first rule it does not match otherwise.
+func (s *podRules) admits(node *v1.Node) (bool, int) {
 	set := labels.Set(node.Labels)
-	for _, r := range s.required {
+	for i, r := range s.required {
 		if !r.nodes.Matches(set) {
-			return false, r
+			return false, i
 		}
 	}
-	return true, nil
+	return true, -1
 }
 
 // preference is the raw score of node: the summed weights of the preferred

@@ -26,11 +26,16 @@ import (
 )
 
 // PreScore returns Skip unless a Prefer rule applies to the pod, so that
-// Score and NormalizeScore run only for the pods the plugin concerns.
+// Score and NormalizeScore run only for the pods the plugin concerns. When
+// PreFilter did not find the rules (a profile that enables the plugin at
+// score only), PreScore counts the attempt for them.
 func (pl *PlacementPolicy) PreScore(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) *fwk.Status {
-	s, err := pl.cycleRules(state, pod)
+	s, fromPreFilter, err := pl.cycleRulesFrom(state, pod)
 	if err != nil {
 		return fwk.AsStatus(err)
+	}
+	if !fromPreFilter && !s.empty() && (state == nil || !state.IsPodGroupSchedulingCycle()) {
+		s.countApplied()
 	}
 	if s.empty() || len(s.preferred) == 0 {
 		return &pl.skip
