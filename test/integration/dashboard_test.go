@@ -1,0 +1,359 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package integration
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// monitoringOn renders the dashboard ConfigMap and the PrometheusRule.
+var monitoringOn = []string{"--set", "monitoring.dashboard.enabled=true", "--set", "monitoring.prometheusRule.enabled=true"}
+
+// TestDashboardPromQLSelectors holds the tokenizer that the series check
+// relies on to what PromQL means: the metric names and matchers of each
+// selector, none of the functions, keywords, label lists, durations or
+// template variables.
+func TestDashboardPromQLSelectors(t *testing.T) {
+	for _, tt := range []struct {
+		name, expr string
+		want       []string
+	}{
+		{"a bare name", `up`, []string{`up{}`}},
+		{"a rate over a template interval",
+			`sum by (result) (rate(scheduler_schedule_attempts_total{job=~"$job", profile=~"$profile"}[$__rate_interval]))`,
+			[]string{`scheduler_schedule_attempts_total{job=~"$job",profile=~"$profile"}`}},
+		{"a quantile of a histogram",
+			`histogram_quantile(0.99, sum by (plugin, extension_point, le) (rate(x_bucket{plugin=~"A|B"}[5m])))`,
+			[]string{`x_bucket{plugin=~"A|B"}`}},
+		{"by after the aggregation", `sum(rate(a_total[1m])) by (le) / 1e3`, []string{`a_total{}`}},
+		{"a set operator with on", `sum by (profile, rule) (increase(a_total{job="x"}[10m])) > 0
+and on (profile)
+sum by (profile) (b{job="x", plugin="P"}) > 0`,
+			[]string{`a_total{job="x"}`, `b{job="x",plugin="P"}`}},
+		{"offset, bool and group_left", `a offset 5m > bool 1 * on (x) group_left (y) c`, []string{`a{}`, `c{}`}},
+		{"a name in braces", `{__name__="a", b!="c,d"}`, []string{`a{b!="c,d"}`}},
+		{"quotes and commas in values", `a{b="x\"y", c='p,q', d=~"e|f"}`, []string{`a{b="x\"y",c="p,q",d=~"e|f"}`}},
+		{"Grafana label_values", `label_values(scheduler_schedule_attempts_total{job=~"$job"}, profile)`,
+			[]string{`scheduler_schedule_attempts_total{job=~"$job"}`}},
+		{"a variable in braces and the old syntax", `rate(a[${__range}]) + b[[interval]]`, []string{`a{}`, `b{}`}},
+		{"topk with a number", `topk(5, max by (state) (m{s="open"}))`, []string{`m{s="open"}`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sels, err := selectors(tt.expr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, s := range sels {
+				got = append(got, s.String())
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("selectors(%q) (-want, +got):\n%s", tt.expr, diff)
+			}
+		})
+	}
+	for _, bad := range []string{`a{b="c"`, `rate(a[5m]`, `a{b}`, `a{b="c}`} {
+		if sels, err := selectors(bad); err == nil {
+			t.Errorf("selectors(%q) = %v, want an error", bad, sels)
+		}
+	}
+}
+
+// TestDashboardDeadQueryReported feeds the series check a scrape in which a
+// metric and a label were renamed, and expects each query that uses them
+// reported, and nothing else: the check can fail.
+func TestDashboardDeadQueryReported(t *testing.T) {
+	s := scrape{
+		"placementpolicy_unschedulable_attempts_total": {{labels: map[string]string{"profile": "p", "rule": "r"}}}, // renamed from placementpolicy_unschedulable_total
+		"scheduler_unschedulable_pods":                 {{labels: map[string]string{"profile": "p", "plugin": "PlacementPolicy"}}},
+		"maintenancewindow_nodes":                      {{labels: map[string]string{"profile": "p", "window_state": "open"}}}, // label renamed from state
+		"x_bucket":                                     {{labels: map[string]string{"le": "1"}}},
+	}
+	qs := []query{
+		{"alert held", `sum by (profile, rule) (increase(placementpolicy_unschedulable_total{job="j"}[10m])) > 0 and on (profile) scheduler_unschedulable_pods{plugin="PlacementPolicy"} > 0`},
+		{"panel nodes", `max by (state) (maintenancewindow_nodes{profile=~"$profile", state="open"})`},
+		{"panel plugin", `scheduler_unschedulable_pods{plugin="MaintenanceWindow"}`},
+		{"panel fine", `histogram_quantile(0.99, sum by (le) (rate(x_bucket[5m]))) + scheduler_unschedulable_pods{plugin=~"Placement.*"}`},
+	}
+	got, err := s.deadQueries(qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"alert held: no metric placementpolicy_unschedulable_total",
+		"panel nodes: no series of maintenancewindow_nodes has the label state",
+		`panel plugin: no series of scheduler_unschedulable_pods matches scheduler_unschedulable_pods{plugin="MaintenanceWindow"}`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("dead queries (-want, +got):\n%s", diff)
+	}
+}
+
+// TestDashboardFile checks the dashboard's shape: valid JSON with a current
+// schemaVersion, the datasource, job and profile variables, every panel on
+// the datasource variable, unique panel ids, and the profile variable in
+// every query of a metric that has a profile label.
+func TestDashboardFile(t *testing.T) {
+	var d struct {
+		UID           string `json:"uid"`
+		Title         string `json:"title"`
+		SchemaVersion int    `json:"schemaVersion"`
+		Templating    struct {
+			List []struct {
+				Name, Type string
+			} `json:"list"`
+		} `json:"templating"`
+		Panels []struct {
+			ID         int    `json:"id"`
+			Type       string `json:"type"`
+			Title      string `json:"title"`
+			Datasource *struct {
+				UID string `json:"uid"`
+			} `json:"datasource"`
+			Targets []struct {
+				Expr       string `json:"expr"`
+				Datasource *struct {
+					UID string `json:"uid"`
+				} `json:"datasource"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	if err := json.Unmarshal(readDashboard(t), &d); err != nil {
+		t.Fatalf("%s: %v", dashboardFile, err)
+	}
+	// Grafana 11.3 writes 40, Grafana 12 writes 41.
+	if d.SchemaVersion < 39 {
+		t.Errorf("schemaVersion %d, want that of a current Grafana (>= 39)", d.SchemaVersion)
+	}
+	if d.UID == "" || d.Title == "" {
+		t.Errorf("uid %q, title %q: want both", d.UID, d.Title)
+	}
+	var vars []string
+	for _, v := range d.Templating.List {
+		vars = append(vars, v.Name+":"+v.Type)
+	}
+	if diff := cmp.Diff([]string{"datasource:datasource", "job:query", "profile:query"}, vars); diff != "" {
+		t.Errorf("template variables (-want, +got):\n%s", diff)
+	}
+	ids := map[int]string{}
+	var queries int
+	for _, p := range d.Panels {
+		if other, dup := ids[p.ID]; dup {
+			t.Errorf("panels %q and %q share the id %d", other, p.Title, p.ID)
+		}
+		ids[p.ID] = p.Title
+		if p.Type == "row" {
+			continue
+		}
+		if p.Datasource == nil || p.Datasource.UID != "${datasource}" {
+			t.Errorf("panel %q: datasource %+v, want uid ${datasource}", p.Title, p.Datasource)
+		}
+		if len(p.Targets) == 0 {
+			t.Errorf("panel %q has no targets", p.Title)
+		}
+		for _, tg := range p.Targets {
+			queries++
+			if tg.Datasource == nil || tg.Datasource.UID != "${datasource}" {
+				t.Errorf("panel %q: a target's datasource %+v, want uid ${datasource}", p.Title, tg.Datasource)
+			}
+			if !strings.Contains(tg.Expr, `job=~"$job"`) {
+				t.Errorf("panel %q: %s does not select job=~\"$job\": it would mix in the default scheduler's series", p.Title, tg.Expr)
+			}
+		}
+	}
+	if queries == 0 {
+		t.Fatal("the dashboard has no queries")
+	}
+}
+
+// TestDashboardChart renders the chart: by default without the dashboard
+// ConfigMap and the PrometheusRule, with them when enabled (the ConfigMap
+// holding the dashboard file as it is, with the sidecar's label; every
+// alert with expr, for, labels.severity, annotations.summary and a runbook
+// of doc/monitoring.md); values reach the alerts; helm lint --strict passes;
+// bad monitoring values fail naming the field.
+func TestDashboardChart(t *testing.T) {
+	const ns = "adminsched-system"
+	kinds := func(objs []*unstructured.Unstructured) (dashboards, rules []*unstructured.Unstructured) {
+		for _, o := range objs {
+			switch {
+			case o.GetKind() == "PrometheusRule":
+				rules = append(rules, o)
+			case o.GetKind() == "ConfigMap" && strings.HasSuffix(o.GetName(), "-dashboard"):
+				dashboards = append(dashboards, o)
+			}
+		}
+		return dashboards, rules
+	}
+	t.Run("off by default", func(t *testing.T) {
+		for _, args := range [][]string{nil, {"--set", "serviceMonitor.enabled=true"}} {
+			if d, r := kinds(renderChart(t, ns, args...)); len(d)+len(r) > 0 {
+				t.Errorf("helm template %v rendered %d dashboard ConfigMaps and %d PrometheusRules, want none", args, len(d), len(r))
+			}
+		}
+	})
+	t.Run("each on its own", func(t *testing.T) {
+		d, r := kinds(renderChart(t, ns, "--set", "monitoring.dashboard.enabled=true"))
+		if len(d) != 1 || len(r) != 0 {
+			t.Errorf("monitoring.dashboard.enabled=true: %d dashboards, %d rules, want 1 and 0", len(d), len(r))
+		}
+		d, r = kinds(renderChart(t, ns, "--set", "monitoring.prometheusRule.enabled=true"))
+		if len(d) != 0 || len(r) != 1 {
+			t.Errorf("monitoring.prometheusRule.enabled=true: %d dashboards, %d rules, want 0 and 1", len(d), len(r))
+		}
+	})
+	t.Run("dashboard ConfigMap", func(t *testing.T) {
+		d, _ := kinds(renderChart(t, ns, append(monitoringOn, "--set", "monitoring.dashboard.namespace=grafana",
+			"--set", "monitoring.dashboard.annotations.grafana_folder=Scheduling")...))
+		if len(d) != 1 {
+			t.Fatalf("%d dashboard ConfigMaps, want 1", len(d))
+		}
+		cm := d[0]
+		if cm.GetNamespace() != "grafana" || cm.GetLabels()["grafana_dashboard"] != "1" || cm.GetAnnotations()["grafana_folder"] != "Scheduling" {
+			t.Errorf("the dashboard ConfigMap is in %q with labels %v, annotations %v; want grafana, grafana_dashboard=1, grafana_folder=Scheduling",
+				cm.GetNamespace(), cm.GetLabels(), cm.GetAnnotations())
+		}
+		data, _, _ := unstructured.NestedStringMap(cm.Object, "data")
+		if len(data) != 1 {
+			t.Fatalf("the dashboard ConfigMap holds %d keys, want 1", len(data))
+		}
+		got := data["adminsched-scheduler.json"]
+		var v any
+		if err := json.Unmarshal([]byte(got), &v); err != nil {
+			t.Fatalf("the ConfigMap's adminsched-scheduler.json is not JSON: %v", err)
+		}
+		if diff := cmp.Diff(strings.TrimSpace(string(readDashboard(t))), got); diff != "" {
+			t.Errorf("the ConfigMap's dashboard differs from %s (-file, +ConfigMap):\n%s", dashboardFile, diff)
+		}
+	})
+	t.Run("PrometheusRule", func(t *testing.T) {
+		_, r := kinds(renderChart(t, ns, append(monitoringOn, "--set", "monitoring.prometheusRule.labels.release=prometheus")...))
+		if len(r) != 1 {
+			t.Fatalf("%d PrometheusRules, want 1", len(r))
+		}
+		rule := r[0]
+		if rule.GetAPIVersion() != "monitoring.coreos.com/v1" || rule.GetNamespace() != ns || rule.GetLabels()["release"] != "prometheus" {
+			t.Errorf("PrometheusRule %s in %q, labels %v: want monitoring.coreos.com/v1 in %s with release=prometheus", rule.GetAPIVersion(), rule.GetNamespace(), rule.GetLabels(), ns)
+		}
+		doc := readMonitoringDoc(t)
+		var names []string
+		groups, _, _ := unstructured.NestedSlice(rule.Object, "spec", "groups")
+		for _, g := range groups {
+			rules, _, _ := unstructured.NestedSlice(g.(map[string]any), "rules")
+			for _, x := range rules {
+				a := x.(map[string]any)
+				name, _ := a["alert"].(string)
+				names = append(names, name)
+				for _, field := range [][]string{{"expr"}, {"for"}, {"labels", "severity"}, {"annotations", "summary"}, {"annotations", "description"}, {"annotations", "runbook_url"}} {
+					if v, _, _ := unstructured.NestedString(a, field...); strings.TrimSpace(v) == "" {
+						t.Errorf("alert %q has no %s", name, strings.Join(field, "."))
+					}
+				}
+				if _, err := selectors(a["expr"].(string)); err != nil {
+					t.Errorf("alert %q: %v", name, err)
+				}
+				if !strings.Contains(a["expr"].(string), `job="adminsched-scheduler-metrics"`) {
+					t.Errorf("alert %q: %s does not select the ServiceMonitor's job", name, a["expr"])
+				}
+				url, _, _ := unstructured.NestedString(a, "annotations", "runbook_url")
+				anchor, _ := strings.CutPrefix(url, "https://github.com/adminsched/scheduler-plugins/blob/main/doc/monitoring.md#")
+				if anchor == url || !strings.Contains(doc, "\n### "+anchorTitle(anchor)) {
+					t.Errorf("alert %q: runbook_url %s has no section of doc/monitoring.md", name, url)
+				}
+			}
+		}
+		want := []string{"PlacementPolicyHoldingPods", "MaintenanceRetriesPilingUp", "PodsUnschedulableByPlugin", "SchedulingErrors"}
+		if diff := cmp.Diff(want, names); diff != "" {
+			t.Errorf("alerts (-want, +got):\n%s", diff)
+		}
+	})
+	t.Run("values reach the alerts", func(t *testing.T) {
+		_, r := kinds(renderChart(t, ns, append(monitoringOn,
+			"--set", "monitoring.prometheusRule.placementPolicyHoldingPods.for=5m",
+			"--set", "monitoring.prometheusRule.placementPolicyHoldingPods.severity=critical",
+			"--set", "monitoring.prometheusRule.maintenanceRetriesPiling.threshold=7",
+			"--set", "monitoring.prometheusRule.schedulingErrors.enabled=false",
+			"--set", `monitoring.prometheusRule.jobSelector=job="sched"`)...))
+		if len(r) != 1 {
+			t.Fatalf("%d PrometheusRules, want 1", len(r))
+		}
+		var got []string
+		groups, _, _ := unstructured.NestedSlice(r[0].Object, "spec", "groups")
+		for _, g := range groups {
+			rules, _, _ := unstructured.NestedSlice(g.(map[string]any), "rules")
+			for _, x := range rules {
+				a := x.(map[string]any)
+				sev, _, _ := unstructured.NestedString(a, "labels", "severity")
+				got = append(got, fmt.Sprintf("%s for %s %s: %s", a["alert"], a["for"], sev, a["expr"]))
+			}
+		}
+		want := []string{
+			`PlacementPolicyHoldingPods for 5m critical: sum by (profile, rule) (increase(placementpolicy_unschedulable_total{job="sched"}[10m])) > 0
+and on (profile)
+sum by (profile) (scheduler_unschedulable_pods{job="sched", plugin="PlacementPolicy"}) > 0`,
+			`MaintenanceRetriesPilingUp for 30m warning: sum by (profile) (maintenancewindow_pending_retries{job="sched"}) > 7`,
+			`PodsUnschedulableByPlugin for 1h warning: sum by (profile, plugin) (scheduler_unschedulable_pods{job="sched", plugin=~"PlacementPolicy|MaintenanceWindow"}) > 0`,
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("alerts (-want, +got):\n%s", diff)
+		}
+	})
+	t.Run("helm lint", func(t *testing.T) {
+		if out, err := runHelm(t, append([]string{"lint", "--strict", chartDir}, monitoringOn...)...); err != nil {
+			t.Errorf("helm lint --strict %v: %v\n%s", monitoringOn, err, out)
+		}
+	})
+	t.Run("bad values", func(t *testing.T) {
+		for _, tt := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"--set", "monitoring.prometheusRule.placementPolicyHoldingPods.for=15 minutes"}, "/monitoring/prometheusRule/placementPolicyHoldingPods/for"},
+			{[]string{"--set", "monitoring.prometheusRule.maintenanceRetriesPiling.threshold=-1"}, "/monitoring/prometheusRule/maintenanceRetriesPiling/threshold"},
+			{[]string{"--set-string", "monitoring.prometheusRule.unschedulableByPlugin.threshold=many"}, "/monitoring/prometheusRule/unschedulableByPlugin/threshold"},
+			{[]string{"--set", "monitoring.prometheusRule.schedulingErrors.severity="}, "/monitoring/prometheusRule/schedulingErrors/severity"},
+			{[]string{"--set", "monitoring.dashboard.enable=true"}, "enable"},
+			{[]string{"--set", "monitoring.dashboard.namespace=Grafana"}, "/monitoring/dashboard/namespace"},
+		} {
+			out, err := helmTemplate(t, ns, append(monitoringOn, tt.args...)...)
+			if err == nil {
+				t.Errorf("helm template %v rendered:\n%.300s", tt.args, out)
+				continue
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("helm template %v failed without naming %q: %v", tt.args, tt.want, err)
+			}
+		}
+	})
+}
+
+// anchorTitle returns the heading text GitHub makes anchor from, for the
+// runbook headings of doc/monitoring.md, which are the alert names.
+func anchorTitle(anchor string) string {
+	for _, name := range []string{"PlacementPolicyHoldingPods", "MaintenanceRetriesPilingUp", "PodsUnschedulableByPlugin", "SchedulingErrors"} {
+		if strings.ToLower(name) == anchor {
+			return name
+		}
+	}
+	return "\x00" + anchor // matches no heading
+}
