@@ -31,6 +31,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/utils/clock"
@@ -60,6 +61,9 @@ type MaintenanceWindow struct {
 	// retries activates pods rejected by windows when the windows end; nil
 	// when the handle offers no pod informer.
 	retries *retryQueue
+	// nodes is the scheduler's node lister, read only by the metrics'
+	// scrape; nil when the handle offers no informers.
+	nodes corelisters.NodeLister
 }
 
 var (
@@ -98,7 +102,11 @@ func newWithClock(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock
 			return nil, fmt.Errorf("invalid %s args: exemptPodSelector: %w", Name, err)
 		}
 	}
-	pl.retries = newRetryQueue(ctx, h, c)
+	registerMetrics()
+	profile := profileName(h)
+	pl.retries = newRetryQueue(ctx, h, c, newRetryMetrics(profile))
+	pl.nodes = nodeLister(h)
+	live.join(ctx, pl, profile)
 	klog.FromContext(ctx).V(2).Info("Plugin initialized", "plugin", Name, "annotationKey", pl.key,
 		"avoidWithin", pl.avoidWithin, "horizon", pl.horizon, "ignoreDaemonSetPods", pl.ignoreDaemonSet,
 		"exemptPodSelector", args.ExemptPodSelector)

@@ -87,6 +87,8 @@ func defaultArgs(mutate func(*config.MaintenanceWindowArgs)) *config.Maintenance
 // records.
 type fakeHandle struct {
 	fwk.Handle
+	// profile is the profile the metrics count under.
+	profile   string
 	snapshot  *cache.Snapshot
 	client    *fake.Clientset
 	informers informers.SharedInformerFactory
@@ -97,6 +99,8 @@ type fakeHandle struct {
 }
 
 func (h *fakeHandle) SnapshotSharedLister() fwk.SharedLister { return h.snapshot }
+
+func (h *fakeHandle) ProfileName() string { return h.profile }
 
 func (h *fakeHandle) SharedInformerFactory() informers.SharedInformerFactory { return h.informers }
 
@@ -157,9 +161,17 @@ func newPlugin(t testing.TB, args *config.MaintenanceWindowArgs, nodes ...*v1.No
 // it stops the plugin's retries.
 func newPluginCtx(t testing.TB, ctx context.Context, args *config.MaintenanceWindowArgs, nodes ...*v1.Node) (*MaintenanceWindow, *testingclock.FakeClock, *fakeHandle) {
 	t.Helper()
+	return newPluginProfile(t, ctx, t.Name(), args, nodes...)
+}
+
+// newPluginProfile is newPluginCtx with the profile its metrics count under
+// given; newPluginCtx gives each test a profile of its own, so that tests do
+// not see each other's counts in the process-wide registry.
+func newPluginProfile(t testing.TB, ctx context.Context, profile string, args *config.MaintenanceWindowArgs, nodes ...*v1.Node) (*MaintenanceWindow, *testingclock.FakeClock, *fakeHandle) {
+	t.Helper()
 	clk := testingclock.NewFakeClock(now)
 	client := fake.NewClientset()
-	h := &fakeHandle{snapshot: cache.NewSnapshot(nil, nodes), client: client, informers: informers.NewSharedInformerFactory(client, 0)}
+	h := &fakeHandle{profile: profile, snapshot: cache.NewSnapshot(nil, nodes), client: client, informers: informers.NewSharedInformerFactory(client, 0)}
 	// The scheduler runs this informer whatever its plugins do.
 	h.informers.Core().V1().Pods().Informer()
 	pl, err := newWithClock(ctx, args, h, clk)

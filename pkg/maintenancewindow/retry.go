@@ -52,6 +52,8 @@ type retryQueue struct {
 	// pods is the scheduler's pod informer's store, checked before an entry
 	// is made (see plan).
 	pods cache.Indexer
+	// metrics counts entries made, fired and dropped.
+	metrics retryMetrics
 
 	mu      sync.Mutex
 	h       retryHeap
@@ -100,7 +102,7 @@ func (h *retryHeap) Pop() any {
 // (the scheduler's) is done. It returns nil, and the pods wait for the
 // scheduler's unschedulable timeout, when h offers no pod informer: without
 // one, nothing would drop the entries of deleted pods.
-func newRetryQueue(ctx context.Context, h fwk.Handle, c clock.WithDelayedExecution) *retryQueue {
+func newRetryQueue(ctx context.Context, h fwk.Handle, c clock.WithDelayedExecution, m retryMetrics) *retryQueue {
 	logger := klog.FromContext(ctx)
 	if h == nil || h.SharedInformerFactory() == nil {
 		logger.V(2).Info("No pod informer: pods rejected by a maintenance window are retried on the scheduler's unschedulable timeout only", "plugin", Name)
@@ -108,12 +110,13 @@ func newRetryQueue(ctx context.Context, h fwk.Handle, c clock.WithDelayedExecuti
 	}
 	informer := h.SharedInformerFactory().Core().V1().Pods().Informer()
 	q := &retryQueue{
-		clock:  c,
-		handle: h,
-		pods:   informer.GetIndexer(),
-		byUID:  map[types.UID]*retryEntry{},
-		wake:   make(chan struct{}, 1),
-		done:   make(chan struct{}),
+		clock:   c,
+		handle:  h,
+		pods:    informer.GetIndexer(),
+		metrics: m,
+		byUID:   map[types.UID]*retryEntry{},
+		wake:    make(chan struct{}, 1),
+		done:    make(chan struct{}),
 	}
 	reg, err := informer.AddEventHandlerWithOptions(cache.ResourceEventHandlerFuncs{
 		UpdateFunc: q.onUpdate,
@@ -177,6 +180,7 @@ func (q *retryQueue) add(pod *v1.Pod, at time.Time) addResult {
 		e = &retryEntry{pod: pod, at: at}
 		heap.Push(&q.h, e)
 		q.byUID[pod.UID] = e
+		q.metrics.planned.Inc()
 	}
 	if e.index == 0 {
 		select {
@@ -231,6 +235,7 @@ func (q *retryQueue) forget(uid types.UID) {
 	if e, ok := q.byUID[uid]; ok {
 		heap.Remove(&q.h, e.index)
 		delete(q.byUID, uid)
+		q.metrics.dropped.Inc()
 	}
 }
 
@@ -269,6 +274,7 @@ func (q *retryQueue) run(ctx context.Context) {
 		if len(due) > 0 && ctx.Err() == nil {
 			logger.V(4).Info("Maintenance window ended, retrying pods", "pods", len(due))
 			q.handle.Activate(logger, due)
+			q.metrics.fired.Add(float64(len(due)))
 		}
 		select {
 		case <-ctx.Done():

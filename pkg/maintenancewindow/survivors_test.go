@@ -152,7 +152,7 @@ func TestNoRetryQueueWithoutInformer(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, ctx := ktesting.NewTestContext(t)
-			if q := newRetryQueue(ctx, tc.h, testingclock.NewFakeClock(now)); q != nil {
+			if q := newRetryQueue(ctx, tc.h, testingclock.NewFakeClock(now), newRetryMetrics(t.Name())); q != nil {
 				t.Errorf("got a retry queue, want none")
 			}
 		})

@@ -163,11 +163,7 @@ func (c *windowCache) windows(logger klog.Logger, node, key, value string) []win
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.values) >= maxCached {
-		c.values = map[string]parsed{}
-		c.logged = map[[2]string]struct{}{}
-	}
-	c.values[value] = p
+	c.storeLocked(value, p)
 	if p.err != nil {
 		if _, done := c.logged[[2]string{node, value}]; !done {
 			c.logged[[2]string{node, value}] = struct{}{}
@@ -177,4 +173,31 @@ func (c *windowCache) windows(logger klog.Logger, node, key, value string) []win
 		return nil
 	}
 	return p.windows
+}
+
+// storeLocked caches p for value, starting over past maxCached. c.mu must be
+// held.
+func (c *windowCache) storeLocked(value string, p parsed) {
+	if len(c.values) >= maxCached {
+		c.values = map[string]parsed{}
+		c.logged = map[[2]string]struct{}{}
+	}
+	c.values[value] = p
+}
+
+// parse returns the windows of value, or why it does not parse, through the
+// cache and without logging: the metrics' scrape reads every node's value,
+// and Filter already logs a malformed one.
+func (c *windowCache) parse(value string) ([]window, error) {
+	c.mu.RLock()
+	p, ok := c.values[value]
+	c.mu.RUnlock()
+	if ok {
+		return p.windows, p.err
+	}
+	ws, err := parseWindows(value)
+	c.mu.Lock()
+	c.storeLocked(value, parsed{windows: ws, err: err})
+	c.mu.Unlock()
+	return ws, err
 }

@@ -1,0 +1,238 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package maintenancewindow
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/klog/v2/ktesting"
+
+	"github.com/adminsched/scheduler-plugins/apis/config"
+)
+
+// samples gathers the registry /metrics serves and returns the values of
+// metric name for profile, keyed by the value of label by ("" when by is
+// empty). A metric with no sample for the profile gives an empty map.
+func samples(t *testing.T, name, profile, by string) map[string]float64 {
+	t.Helper()
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["profile"] != profile {
+				continue
+			}
+			k := labels[by]
+			if _, dup := got[k]; dup {
+				t.Errorf("%s: two samples with profile %q and %s %q", name, profile, by, k)
+			}
+			switch {
+			case m.GetCounter() != nil:
+				got[k] = m.GetCounter().GetValue()
+			case m.GetGauge() != nil:
+				got[k] = m.GetGauge().GetValue()
+			}
+		}
+	}
+	return got
+}
+
+// retryCounts reads the retry counters and gauge of profile.
+func retryCounts(t *testing.T, profile string) map[string]float64 {
+	t.Helper()
+	got := map[string]float64{}
+	for _, name := range []string{"retries_planned_total", "retries_fired_total", "retries_dropped_total", "pending_retries"} {
+		for _, v := range samples(t, "maintenancewindow_"+name, profile, "") {
+			got[name] = v
+		}
+	}
+	return got
+}
+
+// TestRetryMetrics plans, fires and drops retries and checks the counters
+// after each step: planned = fired + dropped + pending.
+func TestRetryMetrics(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	nodes := []*v1.Node{node("a", interval(-1, 1)), node("b", interval(-1, 2))}
+	pl, clk, h := newPlugin(t, defaultArgs(nil), nodes...)
+	profile := t.Name()
+	want := func(step string, planned, fired, dropped, pending float64) {
+		t.Helper()
+		w := map[string]float64{"retries_planned_total": planned, "retries_fired_total": fired,
+			"retries_dropped_total": dropped, "pending_retries": pending}
+		if diff := cmp.Diff(w, retryCounts(t, profile)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", step, diff)
+		}
+	}
+	want("at start", 0, 0, 0, 0)
+
+	p1, p2, p3 := pendingPod("p1"), pendingPod("p2"), pendingPod("p3")
+	for _, p := range []*v1.Pod{p1, p2, p3} {
+		h.addPod(t, p)
+		reject(t, ctx, pl, p, false, nodes)
+	}
+	// A second rejection of p1 keeps its entry: not a new retry.
+	reject(t, ctx, pl, p1, false, nodes)
+	want("three pods rejected, one twice", 3, 0, 0, 3)
+
+	if err := h.client.CoreV1().Pods("default").Delete(ctx, p3.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitFor(func() bool { return pl.pendingRetries() == 2 }); err != nil {
+		t.Fatal("the deleted pod's retry was not dropped")
+	}
+	want("one pod deleted", 3, 0, 1, 2)
+
+	waitArmed(t, pl, now.Add(time.Hour))
+	clk.Step(time.Hour)
+	if err := waitFor(func() bool { return len(h.activations()) == 2 }); err != nil {
+		t.Fatalf("activated %v, want p1 and p2", h.activations())
+	}
+	want("the window ended", 3, 2, 1, 0)
+}
+
+// nodeStateArgs avoids nodes whose window opens within an hour and ranks
+// lower those whose window opens within a day.
+func nodeStateArgs() *config.MaintenanceWindowArgs {
+	return defaultArgs(func(a *config.MaintenanceWindowArgs) {
+		a.AvoidWithin = metav1.Duration{Duration: time.Hour}
+		a.Horizon = metav1.Duration{Duration: 24 * time.Hour}
+	})
+}
+
+// addNodes creates nodes through the fake API and waits until the node
+// informer holds them, as the scheduler's does.
+func (h *fakeHandle) addNodes(t *testing.T, nodes ...*v1.Node) {
+	t.Helper()
+	for _, n := range nodes {
+		if _, err := h.client.CoreV1().Nodes().Create(context.Background(), n, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lister := h.informers.Core().V1().Nodes().Lister()
+	if err := waitFor(func() bool {
+		for _, n := range nodes {
+			if _, err := lister.Get(n.Name); err != nil {
+				return false
+			}
+		}
+		return true
+	}); err != nil {
+		t.Fatal("the node informer never saw the nodes")
+	}
+}
+
+// TestNodesMetric checks the at-scrape node gauge against the plugin's own
+// clock and args, before and after the clock moves.
+func TestNodesMetric(t *testing.T) {
+	_, clk, h := newPlugin(t, nodeStateArgs())
+	h.addNodes(t,
+		node("open", interval(-1, 2)),
+		node("avoided", interval(0.5, 3)),
+		node("upcoming", interval(5, 6)),
+		node("at-horizon", interval(24, 25)),
+		node("far", interval(48, 49)),
+		node("past", interval(-3, -2)),
+		node("invalid", "tomorrow"),
+		node("none", ""),
+	)
+	tests := []struct {
+		step time.Duration
+		want map[string]float64
+	}{
+		{step: 0, want: map[string]float64{"open": 1, "avoided": 1, "upcoming": 1, "invalid": 1}},
+		// At +2.5h: "open" is over, "avoided" open, and "at-horizon"
+		// opens within the horizon; "upcoming" is 2.5h away.
+		{step: 2*time.Hour + 30*time.Minute, want: map[string]float64{"open": 1, "avoided": 0, "upcoming": 2, "invalid": 1}},
+		// At +4.5h: "upcoming" opens within avoidWithin.
+		{step: 2 * time.Hour, want: map[string]float64{"open": 0, "avoided": 1, "upcoming": 1, "invalid": 1}},
+	}
+	for _, tc := range tests {
+		clk.Step(tc.step)
+		if diff := cmp.Diff(tc.want, samples(t, "maintenancewindow_nodes", t.Name(), "state")); diff != "" {
+			t.Errorf("after %v, maintenancewindow_nodes (-want +got):\n%s", clk.Since(now), diff)
+		}
+	}
+}
+
+// TestInstancesSumAndLeave: instances of one profile are summed into one
+// sample per label set, and an instance leaves when its scheduler's context
+// is done; with none left, the profile has no sample.
+func TestInstancesSumAndLeave(t *testing.T) {
+	_, base := ktesting.NewTestContext(t)
+	profile := t.Name()
+	ctxA, cancelA := context.WithCancel(base)
+	ctxB, cancelB := context.WithCancel(base)
+	defer cancelA()
+	defer cancelB()
+	a, _, ha := newPluginProfile(t, ctxA, profile, nodeStateArgs())
+	b, _, hb := newPluginProfile(t, ctxB, profile, nodeStateArgs())
+	ha.addNodes(t, node("open", interval(-1, 2)), node("invalid", "x"))
+	hb.addNodes(t, node("open", interval(-1, 2)), node("upcoming", interval(5, 6)))
+	nodes := []*v1.Node{node("open", interval(-1, 2))}
+	for _, p := range []*v1.Pod{pendingPod("p1"), pendingPod("p2")} {
+		hb.addPod(t, p)
+		_, ctx := ktesting.NewTestContext(t)
+		reject(t, ctx, b, p, false, nodes)
+	}
+	pending := func() map[string]float64 { return samples(t, "maintenancewindow_pending_retries", profile, "") }
+	states := func() map[string]float64 { return samples(t, "maintenancewindow_nodes", profile, "state") }
+
+	if diff := cmp.Diff(map[string]float64{"open": 2, "avoided": 0, "upcoming": 1, "invalid": 1}, states()); diff != "" {
+		t.Errorf("two instances, maintenancewindow_nodes (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]float64{"": 2}, pending()); diff != "" {
+		t.Errorf("two instances, pending_retries (-want +got):\n%s", diff)
+	}
+
+	cancelB()
+	<-retriesDone(b)
+	if err := waitFor(func() bool { return states()["upcoming"] == 0 }); err != nil {
+		t.Fatalf("the stopped instance is still counted: %v", states())
+	}
+	if diff := cmp.Diff(map[string]float64{"open": 1, "avoided": 0, "upcoming": 0, "invalid": 1}, states()); diff != "" {
+		t.Errorf("one instance left, maintenancewindow_nodes (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]float64{"": 0}, pending()); diff != "" {
+		t.Errorf("one instance left, pending_retries (-want +got):\n%s", diff)
+	}
+
+	cancelA()
+	<-retriesDone(a)
+	if err := waitFor(func() bool { return len(pending()) == 0 }); err != nil {
+		t.Errorf("no instance left, pending_retries: %v, want no sample", pending())
+	}
+	if got := states(); len(got) != 0 {
+		t.Errorf("no instance left, maintenancewindow_nodes: %v, want no sample", got)
+	}
+}
