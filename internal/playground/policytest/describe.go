@@ -32,6 +32,8 @@ func Describe(a *scenario.Assertion) string {
 		return pods + " stay " + describeUnschedulable(a.Unschedulable)
 	case a.MaxPodsPerNode != nil:
 		return fmt.Sprintf("at most %d %s per node%s", *a.MaxPodsPerNode, pods, onNodes(a.Nodes))
+	case a.MaxNodeCount != nil:
+		return fmt.Sprintf("%s on at most %d nodes%s", pods, *a.MaxNodeCount, onNodes(a.Nodes))
 	case a.MaxSpread != nil:
 		return fmt.Sprintf("%s spread at most %d%s", pods, *a.MaxSpread, overNodes(a.Nodes))
 	case a.SamePlacementsAs != nil:

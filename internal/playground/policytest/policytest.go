@@ -140,6 +140,8 @@ func (e *evaluator) check(a *scenario.Assertion) (string, string) {
 		f = checkUnschedulable(pods, a.Unschedulable)
 	case a.MaxPodsPerNode != nil:
 		f = e.checkMaxPerNode(pods, a.Nodes, *a.MaxPodsPerNode)
+	case a.MaxNodeCount != nil:
+		f = e.checkMaxNodes(pods, a.Nodes, *a.MaxNodeCount)
 	case a.MaxSpread != nil:
 		f = e.checkSpread(pods, a.Nodes, *a.MaxSpread)
 	case a.SamePlacementsAs != nil:
@@ -327,6 +329,33 @@ func (e *evaluator) checkMaxPerNode(pods []*report.PodResult, s *scenario.NodeSe
 		return nil
 	}
 	f.msg = fmt.Sprintf("more than %d of the selected pods on a node: %s", limit, listed(over))
+	return f
+}
+
+func (e *evaluator) checkMaxNodes(pods []*report.PodResult, s *scenario.NodeSelector, limit int) *failure {
+	nodes := e.selectNodes(s)
+	on := perNode(pods, nodes)
+	var used []string
+	for _, n := range nodes {
+		if len(on[n]) > 0 {
+			used = append(used, fmt.Sprintf("%s holds %d", n, len(on[n])))
+		}
+	}
+	if len(used) <= limit {
+		return nil
+	}
+	f := &failure{msg: fmt.Sprintf("the selected pods are on %d nodes, more than %d: %s", len(used), limit, listed(used))}
+	// Why a pod went to another node than the first ones: the explanation
+	// of the first pod on each node past the limit.
+	seen := 0
+	for _, n := range nodes {
+		if len(on[n]) == 0 {
+			continue
+		}
+		if seen++; seen > limit {
+			f.explain("", on[n][0])
+		}
+	}
 	return f
 }
 

@@ -177,6 +177,19 @@ func TestEvaluate(t *testing.T) {
 			details: []string{"payments/l2 -> eu-1"},
 		},
 		{
+			name: "maxNodes",
+			expect: `  - {maxNodes: 2, pods: {namespace: payments}}
+  - {maxNodes: 1, pods: {namespace: payments}}
+  - {maxNodes: 1, pods: {namespace: payments}, nodes: {names: [eu-1, us]}}`,
+			result: inEU,
+			want: []brief{
+				{"pods in payments on at most 2 nodes", true, ""},
+				{"pods in payments on at most 1 nodes", false, "the selected pods are on 2 nodes, more than 1: eu-1 holds 2, old holds 1"},
+				{"pods in payments on at most 1 nodes of nodes eu-1, us", true, ""},
+			},
+			details: []string{"payments/l3 -> old"},
+		},
+		{
 			name: "maxSpread counts empty nodes",
 			expect: `  - {maxSpread: 1, nodes: {matchLabels: {region: eu}}}
   - {maxSpread: 2}

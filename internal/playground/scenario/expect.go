@@ -32,7 +32,7 @@ import (
 // scenario has run (its objects settled and its steps done), which
 // `playground test` checks. It has one check: nodes alone (every selected
 // pod is bound to a selected node), unschedulable, maxPodsPerNode,
-// maxSpread or samePlacementsAs. Pods and Nodes narrow what the check looks
+// maxNodes, maxSpread or samePlacementsAs. Pods and Nodes narrow what the check looks
 // at; left out, it looks at every pod of the result (not boundPods) and
 // every node of the scenario.
 type Assertion struct {
@@ -43,8 +43,8 @@ type Assertion struct {
 	// at least one pod when the check runs.
 	Pods *PodSelector `json:"pods,omitempty"`
 	// Nodes, alone, is the check that every selected pod is bound to one of
-	// these nodes; with maxPodsPerNode, maxSpread or samePlacementsAs it is
-	// the nodes counted.
+	// these nodes; with maxPodsPerNode, maxNodes, maxSpread or
+	// samePlacementsAs it is the nodes counted.
 	Nodes *NodeSelector `json:"nodes,omitempty"`
 	// Unschedulable: every selected pod ends unbound, rejected by the
 	// scheduler, and, when given, rejected by that plugin and with that
@@ -52,6 +52,9 @@ type Assertion struct {
 	Unschedulable *UnschedulableCheck `json:"unschedulable,omitempty"`
 	// MaxPodsPerNode: no selected node holds more of the selected pods.
 	MaxPodsPerNode *int `json:"maxPodsPerNode,omitempty"`
+	// MaxNodes: the selected pods are bound to at most this many of the
+	// selected nodes (consolidation: "the batch packs onto one node").
+	MaxNodeCount *int `json:"maxNodes,omitempty"`
 	// MaxSpread: over the selected nodes, the most minus the fewest
 	// selected pods per node is at most this.
 	MaxSpread *int `json:"maxSpread,omitempty"`
@@ -175,7 +178,7 @@ func validateAssertion(a *Assertion, p *field.Path, objects, nodes sets.Set[stri
 	for _, c := range []struct {
 		name  string
 		value *int
-	}{{"maxPodsPerNode", a.MaxPodsPerNode}, {"maxSpread", a.MaxSpread}} {
+	}{{"maxPodsPerNode", a.MaxPodsPerNode}, {"maxNodes", a.MaxNodeCount}, {"maxSpread", a.MaxSpread}} {
 		if c.value == nil {
 			continue
 		}
@@ -194,7 +197,7 @@ func validateAssertion(a *Assertion, p *field.Path, objects, nodes sets.Set[stri
 	case len(checks) > 1:
 		errs = append(errs, field.Invalid(p, strings.Join(checks, ", "), "an assertion has one check: make one assertion per check"))
 	case len(checks) == 0 && a.Nodes == nil:
-		errs = append(errs, field.Required(p, "an assertion needs a check: nodes (alone), unschedulable, maxPodsPerNode, maxSpread or samePlacementsAs"))
+		errs = append(errs, field.Required(p, "an assertion needs a check: nodes (alone), unschedulable, maxPodsPerNode, maxNodes, maxSpread or samePlacementsAs"))
 	}
 	return errs
 }

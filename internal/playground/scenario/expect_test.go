@@ -54,6 +54,7 @@ func TestDecodeExpect(t *testing.T) {
     unschedulable: {plugin: PlacementPolicy, rule: eu-only}
   - maxPodsPerNode: 12
   - {maxSpread: 0, nodes: {names: [eu-1, eu-2]}}
+  - {maxNodes: 1, pods: {namespace: shop}}
   - {samePlacementsAs: {config: other.yaml}, pods: {object: {kind: Deployment, name: web}, namespace: shop}}
   - pods: {matchExpressions: [{key: app, operator: In, values: [web]}]}
     unschedulable: {}`,
@@ -71,7 +72,7 @@ func TestDecodeExpect(t *testing.T) {
 		{
 			name:   "no check",
 			expect: "\n  - {name: nothing, pods: {namespace: shop}}",
-			want:   []string{"s.yaml: expect[0]: Required value: an assertion needs a check: nodes (alone), unschedulable, maxPodsPerNode, maxSpread or samePlacementsAs"},
+			want:   []string{"s.yaml: expect[0]: Required value: an assertion needs a check: nodes (alone), unschedulable, maxPodsPerNode, maxNodes, maxSpread or samePlacementsAs"},
 		},
 		{
 			name:   "two checks",
@@ -80,10 +81,11 @@ func TestDecodeExpect(t *testing.T) {
 		},
 		{
 			name:   "negative counts",
-			expect: "\n  - {maxPodsPerNode: -1}\n  - {maxSpread: -2}",
+			expect: "\n  - {maxPodsPerNode: -1}\n  - {maxSpread: -2}\n  - {maxNodes: -3}",
 			want: []string{
 				"s.yaml: expect[0].maxPodsPerNode: Invalid value: -1: must not be negative",
 				"s.yaml: expect[1].maxSpread: Invalid value: -2: must not be negative",
+				"s.yaml: expect[2].maxNodes: Invalid value: -3: must not be negative",
 			},
 		},
 		{
