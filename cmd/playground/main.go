@@ -30,6 +30,11 @@ limitations under the License.
 //
 //	bin/playground snapshot [--kubeconfig FILE] [--context NAME]
 //	               [--namespace NS | --all-namespaces] [--output-file FILE]
+//
+// The test subcommand runs scenarios that carry expect: assertions (policy
+// tests) and exits non-zero when one fails; it can write JUnit XML:
+//
+//	bin/playground test [--config FILE] [--junit FILE] [--timeout 60s] FILE...
 package main
 
 import (
@@ -47,9 +52,12 @@ func main() {
 		stop()
 	}()
 	var code int
-	if len(os.Args) > 1 && os.Args[1] == "snapshot" {
+	switch {
+	case len(os.Args) > 1 && os.Args[1] == "snapshot":
 		code = runSnapshot(ctx, os.Args[2:], os.Stdout, os.Stderr)
-	} else {
+	case len(os.Args) > 1 && os.Args[1] == "test":
+		code = runTest(ctx, os.Args[2:], os.Stdout, os.Stderr)
+	default:
 		code = run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	}
 	stop()

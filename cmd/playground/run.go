@@ -59,7 +59,7 @@ func parseFlags(args []string, stderr io.Writer) (*flags, int) {
 	fs := flag.NewFlagSet("playground", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: playground [flags]\n       playground snapshot [flags]   write a scenario of a live cluster (see playground snapshot --help)\n\nFlags:\n")
+		fmt.Fprintf(fs.Output(), "Usage: playground [flags]\n       playground snapshot [flags]   write a scenario of a live cluster (see playground snapshot --help)\n       playground test [flags] FILE...   run scenarios' expect: assertions (see playground test --help)\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&f.assets, "assets", defaultAssets, "directory holding etcd, kube-apiserver, kube-controller-manager and kwok (default: $KUBEBUILDER_ASSETS, else ./bin)")

@@ -159,53 +159,13 @@ func (e *TimeoutError) Unwrap() error { return e.Err }
 // the scheduler or the wait; its logs are in WorkDir), joined after the
 // timeouts of earlier runs if any. Nothing started is left running then.
 func Play(ctx context.Context, opts Options) (*Session, error) {
-	logger := klog.FromContext(ctx)
 	progress := opts.Progress
 	if progress == nil {
 		progress = io.Discard
 	}
-	if len(opts.Configs) == 0 {
-		return nil, &InputError{Err: errors.New("no scheduler config")}
-	}
-	if opts.Timeout <= 0 {
-		return nil, &InputError{Err: fmt.Errorf("the timeout must be positive, got %v", opts.Timeout)}
-	}
-
-	// Every input is checked before anything starts.
-	var prepared []*schedConfig
-	for i, c := range opts.Configs {
-		sc, err := prepareConfig(logger, c, filepath.Join(opts.WorkDir, fmt.Sprintf("run-%d", i+1)))
-		if err != nil {
-			return nil, &InputError{Err: err}
-		}
-		prepared = append(prepared, sc)
-	}
-	// A plan per config: its first profile is the scheduler of the pods
-	// that name none.
-	plans := make([]*scenario.Plan, len(prepared))
-	for i, sc := range prepared {
-		var err error
-		if plans[i], err = scenario.Load(opts.Scenario, sc.profiles); err != nil {
-			return nil, &InputError{Err: fmt.Errorf("invalid scenario:\n%w", err)}
-		}
-	}
-	if found, _ := karpenterObjects(plans[0]); len(found) > 0 && !opts.Karpenter {
-		return nil, &InputError{Err: fmt.Errorf("invalid scenario: %s: Karpenter's kinds need Karpenter: run with --karpenter (Options.Karpenter)", strings.Join(found, ", "))}
-	}
-	var policies *admission.Result
-	if opts.AdmissionPolicies {
-		var err error
-		if policies, err = renderPolicies(prepared[0]); err != nil {
-			return nil, &InputError{Err: err}
-		}
-	}
-	if err := localcluster.CheckAssets(opts.Assets); err != nil {
-		return nil, &AssetsError{Err: err}
-	}
-	if opts.Karpenter {
-		if err := karpenter.CheckAssets(opts.Assets); err != nil {
-			return nil, &AssetsError{Err: fmt.Errorf("--karpenter: %w", err)}
-		}
+	prepared, plans, policies, err := check(ctx, opts)
+	if err != nil {
+		return nil, err
 	}
 
 	session := &Session{}
@@ -233,4 +193,62 @@ func Play(ctx context.Context, opts Options) (*Session, error) {
 		}
 	}
 	return session, errors.Join(timeouts...)
+}
+
+// Check checks every input of opts as Play does, and starts nothing: nil,
+// an *InputError or an *AssetsError. It writes the scheduler configs as
+// the scheduler would read them into opts.WorkDir.
+func Check(ctx context.Context, opts Options) error {
+	_, _, _, err := check(ctx, opts)
+	return err
+}
+
+// check is Play's checks of its inputs: the prepared configs, the plan per
+// config and the rendered policies, or an *InputError or *AssetsError.
+func check(ctx context.Context, opts Options) ([]*schedConfig, []*scenario.Plan, *admission.Result, error) {
+	logger := klog.FromContext(ctx)
+	if len(opts.Configs) == 0 {
+		return nil, nil, nil, &InputError{Err: errors.New("no scheduler config")}
+	}
+	if opts.Timeout <= 0 {
+		return nil, nil, nil, &InputError{Err: fmt.Errorf("the timeout must be positive, got %v", opts.Timeout)}
+	}
+
+	// Every input is checked before anything starts.
+	var prepared []*schedConfig
+	for i, c := range opts.Configs {
+		sc, err := prepareConfig(logger, c, filepath.Join(opts.WorkDir, fmt.Sprintf("run-%d", i+1)))
+		if err != nil {
+			return nil, nil, nil, &InputError{Err: err}
+		}
+		prepared = append(prepared, sc)
+	}
+	// A plan per config: its first profile is the scheduler of the pods
+	// that name none.
+	plans := make([]*scenario.Plan, len(prepared))
+	for i, sc := range prepared {
+		var err error
+		if plans[i], err = scenario.Load(opts.Scenario, sc.profiles); err != nil {
+			return nil, nil, nil, &InputError{Err: fmt.Errorf("invalid scenario:\n%w", err)}
+		}
+	}
+	if found, _ := karpenterObjects(plans[0]); len(found) > 0 && !opts.Karpenter {
+		return nil, nil, nil, &InputError{Err: fmt.Errorf("invalid scenario: %s: Karpenter's kinds need Karpenter: run with --karpenter (Options.Karpenter)", strings.Join(found, ", "))}
+	}
+	var policies *admission.Result
+	if opts.AdmissionPolicies {
+		var err error
+		if policies, err = renderPolicies(prepared[0]); err != nil {
+			return nil, nil, nil, &InputError{Err: err}
+		}
+	}
+	if err := localcluster.CheckAssets(opts.Assets); err != nil {
+		return nil, nil, nil, &AssetsError{Err: err}
+	}
+	if opts.Karpenter {
+		if err := karpenter.CheckAssets(opts.Assets); err != nil {
+			return nil, nil, nil, &AssetsError{Err: fmt.Errorf("--karpenter: %w", err)}
+		}
+	}
+	return prepared, plans, policies, nil
 }

@@ -1,0 +1,315 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/klog/v2"
+
+	"github.com/adminsched/scheduler-plugins/internal/playground"
+	"github.com/adminsched/scheduler-plugins/internal/playground/policytest"
+	"github.com/adminsched/scheduler-plugins/internal/playground/report"
+	"github.com/adminsched/scheduler-plugins/internal/playground/scenario"
+)
+
+// Exit codes of playground test. 2 is exitInput, as for a plain run.
+const (
+	exitTestFailed  = 1 // an assertion failed
+	exitTestNotRun  = 3 // a scenario could not run: the control plane, a timeout
+	defaultTestConf = "manifests/nodelesspods/scheduler-config.yaml"
+)
+
+const testUsage = `Usage: playground test [flags] FILE...
+
+Runs each scenario file on a fresh embedded control plane with the
+scheduler config it names (config:, relative to the file; --config
+overrides it; neither: ` + defaultTestConf + `), with explanations
+recorded, then checks its expect: assertions. Prints one line per
+assertion, PASS or FAIL, and under a failure the pods concerned, where
+each landed and the explanation of that decision. An assertion with
+samePlacementsAs runs the scenario again under that config.
+
+Exit codes: 0 every assertion passed; 1 an assertion failed; 2 bad input
+(flags, a file that does not load or validate or has no expect, a
+scheduler config that does not load); 3 a scenario could not run (the
+control plane failed, a timeout, a missing binary): its assertions count
+as errors.
+
+Flags:
+`
+
+type testFlags struct {
+	assets, config, junit string
+	timeout               time.Duration
+	verbosity             int
+	files                 []string
+}
+
+func parseTestFlags(args []string, stderr io.Writer) (*testFlags, int) {
+	defaultAssets := os.Getenv("KUBEBUILDER_ASSETS")
+	if defaultAssets == "" {
+		defaultAssets, _ = filepath.Abs("bin")
+	}
+	f := &testFlags{}
+	fs := flag.NewFlagSet("playground test", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), testUsage)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&f.assets, "assets", defaultAssets, "directory holding etcd, kube-apiserver, kube-controller-manager and kwok (default: $KUBEBUILDER_ASSETS, else ./bin)")
+	fs.StringVar(&f.config, "config", "", "KubeSchedulerConfiguration to run every file with, instead of the config each names")
+	fs.StringVar(&f.junit, "junit", "", "also write the results as JUnit XML to this file")
+	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "per run, how long to wait for every pod to be bound or unschedulable")
+	fs.IntVar(&f.verbosity, "v", 2, "verbosity of the log file (the scheduler's logs never go to the terminal)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, exitOK
+		}
+		return nil, exitInput
+	}
+	f.files = fs.Args()
+	if len(f.files) == 0 {
+		fmt.Fprintf(stderr, "playground test: no scenario file given\n")
+		fs.Usage()
+		return nil, exitInput
+	}
+	if f.timeout <= 0 {
+		fmt.Fprintf(stderr, "playground test: --timeout must be positive\n")
+		return nil, exitInput
+	}
+	return f, exitOK
+}
+
+// testFile is one file to test, its plan and the configs it runs with:
+// configs[0] the scenario's, then those of its samePlacementsAs.
+type testFile struct {
+	path    string
+	plan    *scenario.Plan
+	configs []string
+	// others maps a samePlacementsAs config as written to its index in
+	// configs.
+	others map[string]int
+}
+
+// loadTestFile reads a file and resolves its configs; an error is bad
+// input.
+func loadTestFile(path, configFlag string) (*testFile, error) {
+	plan, err := scenario.Load(path, nil)
+	if err != nil {
+		return nil, fmt.Errorf("invalid scenario:\n%w", err)
+	}
+	s := plan.Scenario
+	if len(s.Expect) == 0 {
+		return nil, &scenario.ValidationError{File: path, Errs: field.ErrorList{
+			field.Required(field.NewPath("expect"), "playground test needs assertions: add expect: to the scenario (see examples/scenarios/README.md, Policy tests)")}}
+	}
+	relative := func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(filepath.Dir(path), p)
+	}
+	t := &testFile{path: path, plan: plan, others: map[string]int{}}
+	switch {
+	case configFlag != "":
+		t.configs = []string{configFlag}
+	case s.Config != "":
+		t.configs = []string{relative(s.Config)}
+	default:
+		t.configs = []string{defaultTestConf}
+	}
+	for _, a := range s.Expect {
+		if a.SamePlacementsAs == nil {
+			continue
+		}
+		c := relative(a.SamePlacementsAs.Config)
+		i := slices.Index(t.configs[1:], c)
+		if i < 0 {
+			t.configs = append(t.configs, c)
+			i = len(t.configs) - 2
+		}
+		t.others[a.SamePlacementsAs.Config] = i + 1
+	}
+	return t, nil
+}
+
+// runTest is the test subcommand.
+func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, code := parseTestFlags(args, stderr)
+	if o == nil {
+		return code
+	}
+	dir, err := os.MkdirTemp("", "playground-test-")
+	if err != nil {
+		fmt.Fprintf(stderr, "playground test: %v\n", err)
+		return exitTestNotRun
+	}
+	keepDir := false
+	defer func() {
+		if !keepDir {
+			_ = os.RemoveAll(dir)
+		}
+	}()
+	logger, closeLog, err := setupLogging(filepath.Join(dir, "playground.log"), o.verbosity)
+	if err != nil {
+		fmt.Fprintf(stderr, "playground test: %v\n", err)
+		return exitTestNotRun
+	}
+	defer closeLog()
+	ctx = klog.NewContext(ctx, logger)
+
+	// Every file and config is checked before anything runs.
+	var files []*testFile
+	bad := false
+	for i, path := range o.files {
+		t, err := loadTestFile(path, o.config)
+		if err == nil {
+			err = playground.Check(ctx, testOptions(o, t, filepath.Join(dir, fmt.Sprintf("check-%d", i+1))))
+		}
+		var assetsErr *playground.AssetsError
+		if errors.As(err, &assetsErr) {
+			fmt.Fprintf(stderr, "playground test: %v\n", err)
+			return exitTestNotRun
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "playground test: %s: %v\n", path, err)
+			bad = true
+			continue
+		}
+		files = append(files, t)
+	}
+	if bad {
+		return exitInput
+	}
+
+	var results []*policytest.FileResult
+	for i, t := range files {
+		fmt.Fprintf(stderr, "testing %s (%d/%d)\n", t.path, i+1, len(files))
+		r := testOne(ctx, o, t, filepath.Join(dir, fmt.Sprintf("file-%d", i+1)), stderr)
+		if r.Err != nil {
+			keepDir = true
+		}
+		results = append(results, r)
+		if err := policytest.WriteText(stdout, r); err != nil {
+			fmt.Fprintf(stderr, "playground test: writing the output: %v\n", err)
+			return exitTestNotRun
+		}
+		if ctx.Err() != nil {
+			break // Ctrl-C: report what ran
+		}
+	}
+
+	code = exitOK
+	passed, failed, notRun := 0, 0, 0
+	for _, r := range results {
+		p, f := r.Counts()
+		passed, failed = passed+p, failed+f
+		if r.Err != nil {
+			notRun++
+		}
+	}
+	fmt.Fprintf(stdout, "%d passed, %d failed, %d of %d files could not run\n", passed, failed, notRun+len(files)-len(results), len(files))
+	switch {
+	case notRun > 0 || len(results) < len(files):
+		code = exitTestNotRun
+		fmt.Fprintf(stderr, "logs (scheduler, etcd, kube-apiserver, kube-controller-manager, kwok) kept in %s\n", dir)
+	case failed > 0:
+		code = exitTestFailed
+	}
+	if o.junit != "" {
+		if err := writeJUnitFile(o.junit, results); err != nil {
+			fmt.Fprintf(stderr, "playground test: --junit: %v\n", err)
+			return exitTestNotRun
+		}
+	}
+	return code
+}
+
+func testOptions(o *testFlags, t *testFile, workDir string) playground.Options {
+	return playground.Options{
+		Assets:   o.assets,
+		Scenario: t.path,
+		Configs:  t.configs,
+		Timeout:  o.timeout,
+		WorkDir:  workDir,
+		Explain:  true,
+	}
+}
+
+// testOne runs one file under each of its configs and evaluates it.
+func testOne(ctx context.Context, o *testFlags, t *testFile, workDir string, stderr io.Writer) *policytest.FileResult {
+	r := &policytest.FileResult{File: t.path, Config: t.configs[0]}
+	for i, a := range t.plan.Scenario.Expect {
+		name := a.Name
+		if name == "" {
+			name = policytest.Describe(&a)
+		}
+		r.Outcomes = append(r.Outcomes, policytest.Outcome{Index: i, Name: name})
+	}
+	start := time.Now()
+	defer func() { r.Time = time.Since(start) }()
+	if err := os.MkdirAll(workDir, 0o700); err != nil {
+		r.Err = err
+		return r
+	}
+	opts := testOptions(o, t, workDir)
+	opts.Progress = stderr
+	session, err := playground.Play(ctx, opts)
+	defer session.Stop()
+	if err != nil {
+		// A timeout leaves a placement that is not the scenario's end:
+		// its assertions are not evaluated on it.
+		r.Err = err
+		return r
+	}
+	in := policytest.Input{
+		Plan:   t.plan,
+		Nodes:  t.plan.NodeObjects(time.Now()),
+		Config: t.configs[0],
+		Result: session.Runs[0].Result,
+		Others: map[string]report.Result{},
+	}
+	for written, i := range t.others {
+		in.Others[written] = session.Runs[i].Result
+	}
+	r.Outcomes = policytest.Evaluate(in)
+	return r
+}
+
+// writeJUnitFile writes the results as JUnit XML to path.
+func writeJUnitFile(path string, results []*policytest.FileResult) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := policytest.WriteJUnit(f, results); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
+}
