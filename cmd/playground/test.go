@@ -294,8 +294,10 @@ func testOne(ctx context.Context, o *testFlags, t *testFile, workDir string, std
 		Result: session.Runs[0].Result,
 		Others: map[string]report.Result{},
 	}
+	in.OtherNames = map[string]string{}
 	for written, i := range t.others {
 		in.Others[written] = session.Runs[i].Result
+		in.OtherNames[written] = t.configs[i]
 	}
 	r.Outcomes = policytest.Evaluate(in)
 	return r

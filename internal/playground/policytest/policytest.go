@@ -72,6 +72,9 @@ type Input struct {
 	// Others are the runs under the configs of samePlacementsAs, by the
 	// config as the assertion writes it.
 	Others map[string]report.Result
+	// OtherNames name those configs in messages (the path as resolved),
+	// by the config as the assertion writes it; without one, as written.
+	OtherNames map[string]string
 }
 
 // Evaluate checks every assertion of in.Plan.Scenario.Expect.

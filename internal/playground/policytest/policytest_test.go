@@ -274,3 +274,29 @@ func TestEvaluateBounded(t *testing.T) {
 		t.Errorf("%d explanations, want %d:\n%s", got, MaxExplained, out[0].Details)
 	}
 }
+
+// TestSamePinned: nodes that objects pin pods to are not interchangeable,
+// even when one spec made them.
+func TestSamePinned(t *testing.T) {
+	const pinned = `nodes: [{name: node, count: 2}]
+objects:
+  - {kind: Pod, metadata: {name: agent}, spec: {nodeSelector: {kubernetes.io/hostname: node-2}, containers: [{name: c, image: i}]}}
+  - {kind: ReplicaSet, metadata: {name: app}, spec: {template: {spec: {containers: [{name: c, image: i}]}}}}
+expect: [{samePlacementsAs: {config: other.yaml}, pods: {object: {kind: ReplicaSet, name: app}}}]
+`
+	plan, err := scenario.Decode("s.yaml", []byte(pinned), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := func(node string) report.PodResult { return pod("default", "app-x", "ReplicaSet/app", node) }
+	out := Evaluate(Input{Plan: plan, Nodes: plan.NodeObjects(time.Now()), Config: "main.yaml",
+		Result:     result(pod("default", "agent", "Pod/agent", "node-2"), app("node-1")),
+		Others:     map[string]report.Result{"other.yaml": result(pod("default", "agent", "Pod/agent", "node-2"), app("node-2"))},
+		OtherNames: map[string]string{"other.yaml": "dir/other.yaml"}})
+	want := []brief{{"pods of ReplicaSet default/app placed as under other.yaml", false,
+		"placed otherwise than under dir/other.yaml (pods per node of each object, per class of like nodes): " +
+			"ReplicaSet default/app on node-1: [1] under main.yaml, [0] under dir/other.yaml, ReplicaSet default/app on node-2: [0] under main.yaml, [1] under dir/other.yaml"}}
+	if diff := cmp.Diff(want, briefs(out)); diff != "" {
+		t.Errorf("outcomes (-want +got):\n%s", diff)
+	}
+}

@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 	"github.com/adminsched/scheduler-plugins/internal/playground/scenario"
@@ -35,9 +36,10 @@ import (
 // pods alike when, for each object of the scenario (a Deployment, a Pod)
 // and each class of interchangeable nodes, the numbers of its pods on the
 // nodes of the class are the same once sorted, and as many of its pods are
-// unbound. Nodes are interchangeable when one spec of nodes[] made them and
+// unbound. Nodes are interchangeable when one spec of nodes[] made them,
 // they hold the same bound pods (by namespace, labels, owner, priority and
-// requests: not by name).
+// requests: not by name), and the same objects pin pods to them (by
+// spec.nodeName or a kubernetes.io/hostname nodeSelector).
 
 // nodeClasses maps each node of the plan to its class, and lists each
 // class's nodes in scenario order; classes come in scenario order too.
@@ -45,6 +47,11 @@ func nodeClasses(plan *scenario.Plan) (classOf map[string]string, classes []stri
 	bound := map[string][]string{}
 	for _, p := range plan.BoundPods {
 		bound[p.Spec.NodeName] = append(bound[p.Spec.NodeName], boundPodKey(p))
+	}
+	for _, o := range plan.Objects {
+		if n := pinnedTo(o); n != "" {
+			bound[n] = append(bound[n], "pinned "+o.GetKind()+" "+o.GetNamespace()+"/"+o.GetName())
+		}
 	}
 	classOf = map[string]string{}
 	members = map[string][]string{}
@@ -61,6 +68,20 @@ func nodeClasses(plan *scenario.Plan) (classOf map[string]string, classes []stri
 		}
 	}
 	return classOf, classes, members
+}
+
+// pinnedTo is the node an object's pods must run on, by its pod spec's
+// nodeName or kubernetes.io/hostname nodeSelector, or "".
+func pinnedTo(o *unstructured.Unstructured) string {
+	spec := []string{"spec"}
+	if o.GetKind() != "Pod" {
+		spec = []string{"spec", "template", "spec"}
+	}
+	if n, _, _ := unstructured.NestedString(o.Object, append(spec, "nodeName")...); n != "" {
+		return n
+	}
+	n, _, _ := unstructured.NestedString(o.Object, append(spec, "nodeSelector", corev1.LabelHostname)...)
+	return n
 }
 
 // boundPodKey describes a bound pod without its name.
@@ -142,8 +163,11 @@ func place(pods []*report.PodResult, nodes []string, classOf map[string]string, 
 }
 
 func (e *evaluator) checkSame(a *scenario.Assertion, pods []*report.PodResult) *failure {
+	res, ran := e.in.Others[a.SamePlacementsAs.Config]
 	other := a.SamePlacementsAs.Config
-	res, ran := e.in.Others[other]
+	if shown := e.in.OtherNames[other]; shown != "" {
+		other = shown
+	}
 	if !ran {
 		return &failure{msg: fmt.Sprintf("the scenario was not run under %s", other)}
 	}
