@@ -77,6 +77,8 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		selector: selector,
 		counts:   podcount.New(selector.counts, h.SnapshotSharedLister().NodeInfos()),
 	}
+	registerMetrics()
+	live.join(ctx, pl, h.ProfileName())
 	klog.FromContext(ctx).V(2).Info("Plugin initialized", "plugin", Name, "mode", args.Mode,
 		"podSelector", args.PodSelector, "namespaces", args.Namespaces,
 		"ignoreDaemonSetPods", args.IgnoreDaemonSetPods, "relativeToCapacity", args.RelativeToCapacity)

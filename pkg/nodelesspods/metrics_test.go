@@ -1,0 +1,156 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package nodelesspods
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/klog/v2/ktesting"
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
+	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
+)
+
+// samples gathers the registry /metrics serves and returns the values of
+// metric name for profile, keyed by the value of label by ("" when by is
+// empty). A metric with no sample for the profile gives an empty map.
+func samples(t *testing.T, name, profile, by string) map[string]float64 {
+	t.Helper()
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["profile"] != profile {
+				continue
+			}
+			k := labels[by]
+			if _, dup := got[k]; dup {
+				t.Errorf("%s: two samples with profile %q and %s %q", name, profile, by, k)
+			}
+			switch {
+			case m.GetCounter() != nil:
+				got[k] = m.GetCounter().GetValue()
+			case m.GetGauge() != nil:
+				got[k] = m.GetGauge().GetValue()
+			}
+		}
+	}
+	return got
+}
+
+// newProfilePlugin builds the plugin of profile on snapshot, running until
+// ctx is done.
+func newProfilePlugin(ctx context.Context, t *testing.T, profile string, snapshot *cache.Snapshot) *NodeLessPods {
+	t.Helper()
+	fh, err := frameworkruntime.NewFramework(ctx, nil, &schedconfig.KubeSchedulerProfile{SchedulerName: profile},
+		frameworkruntime.WithSnapshotSharedLister(snapshot))
+	if err != nil {
+		t.Fatalf("NewFramework: %v", err)
+	}
+	p, err := New(ctx, defaultArgs(), fh)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return p.(*NodeLessPods)
+}
+
+// scoreNodes runs Score on every node of the snapshot in a regular cycle.
+func scoreNodes(ctx context.Context, t *testing.T, pl *NodeLessPods, snapshot *cache.Snapshot) {
+	t.Helper()
+	nodeInfos, err := snapshot.NodeInfos().List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := framework.NewCycleState()
+	for _, ni := range nodeInfos {
+		if _, status := pl.Score(ctx, state, &v1.Pod{}, ni); !status.IsSuccess() {
+			t.Fatalf("Score(%s): %v", ni.Node().Name, status)
+		}
+	}
+}
+
+// TestLookupMetrics scores with two instances of one profile, then stops
+// them one by one: the lookups are summed over the instances and kept when
+// an instance stops (a counter does not go down); memo_nodes is the live
+// instances' memos, with no sample once none runs.
+func TestLookupMetrics(t *testing.T) {
+	_, base := ktesting.NewTestContext(t)
+	profile := t.Name()
+	nodes := []*v1.Node{node("a", 10), node("b", 10), node("c", 10)}
+	pods := []*v1.Pod{boundPod("p1", "default", "a").Obj(), boundPod("p2", "default", "b").Obj()}
+	snapshot := cache.NewSnapshot(pods, nodes)
+	ctxA, cancelA := context.WithCancel(base)
+	ctxB, cancelB := context.WithCancel(base)
+	defer cancelA()
+	defer cancelB()
+	a := newProfilePlugin(ctxA, t, profile, snapshot)
+	b := newProfilePlugin(ctxB, t, profile, snapshot)
+
+	lookups := func() map[string]float64 { return samples(t, "nodelesspods_count_lookups_total", profile, "result") }
+	memoNodes := func() map[string]float64 { return samples(t, "nodelesspods_memo_nodes", profile, "") }
+	check := func(step string, wantLookups, wantMemo map[string]float64) {
+		t.Helper()
+		if diff := cmp.Diff(wantLookups, lookups()); diff != "" {
+			t.Errorf("%s: count_lookups_total (-want +got):\n%s", step, diff)
+		}
+		if diff := cmp.Diff(wantMemo, memoNodes()); diff != "" {
+			t.Errorf("%s: memo_nodes (-want +got):\n%s", step, diff)
+		}
+	}
+	check("before any cycle", map[string]float64{"hit": 0, "tail": 0, "scan": 0}, map[string]float64{"": 0})
+
+	scoreNodes(base, t, a, snapshot) // 3 scans
+	scoreNodes(base, t, a, snapshot) // 3 hits
+	scoreNodes(base, t, b, snapshot) // 3 scans of b's own memo
+	check("two instances", map[string]float64{"hit": 3, "tail": 0, "scan": 6}, map[string]float64{"": 6})
+
+	cancelA()
+	waitFor(t, func() bool { return memoNodes()[""] == 3 })
+	check("a stopped", map[string]float64{"hit": 3, "tail": 0, "scan": 6}, map[string]float64{"": 3})
+
+	scoreNodes(base, t, b, snapshot) // 3 hits
+	cancelB()
+	waitFor(t, func() bool { return len(memoNodes()) == 0 })
+	check("both stopped", map[string]float64{"hit": 6, "tail": 0, "scan": 6}, map[string]float64{})
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for range 5000 {
+		if cond() {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatal("condition never met")
+}
