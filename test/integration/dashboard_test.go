@@ -56,6 +56,7 @@ sum by (profile) (b{job="x", plugin="P"}) > 0`,
 		{"Grafana label_values", `label_values(scheduler_schedule_attempts_total{job=~"$job"}, profile)`,
 			[]string{`scheduler_schedule_attempts_total{job=~"$job"}`}},
 		{"a variable in braces and the old syntax", `rate(a[${__range}]) + b[[interval]]`, []string{`a{}`, `b{}`}},
+		{"a name regex", `label_values({__name__=~"a_.*|b_.*"}, job)`, []string{`{__name__=~"a_.*|b_.*"}`}},
 		{"topk with a number", `topk(5, max by (state) (m{s="open"}))`, []string{`m{s="open"}`}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,6 +94,8 @@ func TestDashboardDeadQueryReported(t *testing.T) {
 		{"alert held", `sum by (profile, rule) (increase(placementpolicy_unschedulable_total{job="j"}[10m])) > 0 and on (profile) scheduler_unschedulable_pods{plugin="PlacementPolicy"} > 0`},
 		{"panel nodes", `max by (state) (maintenancewindow_nodes{profile=~"$profile", state="open"})`},
 		{"panel plugin", `scheduler_unschedulable_pods{plugin="MaintenanceWindow"}`},
+		{"variable found", `label_values({__name__=~"placementpolicy_.*|maintenancewindow_.*"}, job)`},
+		{"variable lost", `label_values({__name__=~"maintenancewindow_.*", profile="q"}, job)`},
 		{"panel fine", `histogram_quantile(0.99, sum by (le) (rate(x_bucket[5m]))) + scheduler_unschedulable_pods{plugin=~"Placement.*"}`},
 	}
 	got, err := s.deadQueries(qs)
@@ -103,6 +106,7 @@ func TestDashboardDeadQueryReported(t *testing.T) {
 		"alert held: no metric placementpolicy_unschedulable_total",
 		"panel nodes: no series of maintenancewindow_nodes has the label state",
 		`panel plugin: no series of scheduler_unschedulable_pods matches scheduler_unschedulable_pods{plugin="MaintenanceWindow"}`,
+		`variable lost: no series matches {__name__=~"maintenancewindow_.*",profile="q"}`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("dead queries (-want, +got):\n%s", diff)

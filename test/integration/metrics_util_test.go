@@ -250,7 +250,7 @@ func selectors(expr string) ([]selector, error) {
 					s.matchers = append(s.matchers, m)
 				}
 			}
-			if s.metric == "" {
+			if s.metric == "" && !slices.ContainsFunc(s.matchers, func(m matcher) bool { return m.label == "__name__" && m.op == "=~" }) {
 				return nil, fmt.Errorf("a selector without a metric name in %q", expr)
 			}
 			out = append(out, s)
@@ -375,6 +375,28 @@ var onlyOnFailure = map[[3]string]string{
 // together (a value with a template variable matches any). It returns ""
 // when sel selects at least one series.
 func (s scrape) missingSeries(sel selector) string {
+	if sel.metric == "" {
+		// {__name__=~"re", ...}: any metric whose name matches will do.
+		var rest []matcher
+		var names []string
+		for _, m := range sel.matchers {
+			if m.label == "__name__" {
+				for name := range s {
+					if matchesAll(map[string]string{"__name__": name}, []matcher{m}) {
+						names = append(names, name)
+					}
+				}
+			} else {
+				rest = append(rest, m)
+			}
+		}
+		for _, name := range names {
+			if s.missingSeries(selector{metric: name, matchers: rest}) == "" {
+				return ""
+			}
+		}
+		return fmt.Sprintf("no series matches %v", sel)
+	}
 	series, ok := s[sel.metric]
 	if !ok {
 		return fmt.Sprintf("no metric %s", sel.metric)
