@@ -224,3 +224,51 @@ func TestPolicyTestInput(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadTestFile: the configs a file runs with, the scenario's own
+// relative to the file, --config over it, each samePlacementsAs config
+// once.
+func TestLoadTestFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	own := write("own.yaml", `nodes: [{name: a}]
+config: conf/main.yaml
+expect:
+  - {maxSpread: 1, name: one}
+  - {samePlacementsAs: {config: other.yaml}}
+  - {samePlacementsAs: {config: /abs/third.yaml}}
+  - {samePlacementsAs: {config: other.yaml}, pods: {namespace: x}}
+`)
+	none := write("none.yaml", "nodes: [{name: a}]\nexpect: [{maxSpread: 1}]\n")
+	tests := []struct {
+		name, file, flag string
+		configs          []string
+		others           map[string]int
+	}{
+		{name: "its own config", file: own, configs: []string{filepath.Join(dir, "conf/main.yaml"), filepath.Join(dir, "other.yaml"), "/abs/third.yaml"},
+			others: map[string]int{"other.yaml": 1, "/abs/third.yaml": 2}},
+		{name: "--config overrides it", file: own, flag: "flag.yaml", configs: []string{"flag.yaml", filepath.Join(dir, "other.yaml"), "/abs/third.yaml"},
+			others: map[string]int{"other.yaml": 1, "/abs/third.yaml": 2}},
+		{name: "no config: the shipped profile", file: none, configs: []string{defaultTestConf}, others: map[string]int{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := loadTestFile(tc.file, tc.flag)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.configs, got.configs); diff != "" {
+				t.Errorf("configs (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.others, got.others); diff != "" {
+				t.Errorf("others (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
