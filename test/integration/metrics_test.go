@@ -147,9 +147,10 @@ func (w want) key() string {
 //   - MaintenanceWindow: 8 nodes, of which one in an open window, one whose
 //     window opens within avoidWithin, one whose window opens later within
 //     the horizon, one with an invalid annotation, and one whose window ends
-//     ten seconds in (open, then no longer counted); 2 pods rejected by the
-//     windows (2 retries planned), of which one is deleted (dropped), and one
-//     rejected by the ending window and retried when it ends (fired);
+//     8 s after the scheduler is ready (open, then no longer counted); 2
+//     pods rejected by the windows (2 retries planned), of which one is
+//     deleted (dropped), and one rejected by the ending window and retried
+//     when it ends (fired);
 //   - NodeLessPods: the 2 EU nodes in the memo, and lookups while it scores
 //     them (a bound only: how many hit depends on batching and timing).
 //
@@ -157,16 +158,13 @@ func (w want) key() string {
 // query exists in the scrape.
 func TestMetrics(t *testing.T) {
 	tc := newTestContext(t)
-	now := time.Now().UTC()
-	// RFC 3339 has whole seconds: the window ends 9 to 10 s from now.
-	ending := now.Add(10 * time.Second).Truncate(time.Second)
 	pool := func(p string) nodeOption { return withLabels(map[string]string{poolLabel: p}) }
 	eu, us := withLabels(map[string]string{regionLabel: "eu-west-1"}), withLabels(map[string]string{regionLabel: "us-east-1"})
 	tc.createNodes(
 		makeNode("met-eu-1", pool("plain"), eu), makeNode("met-eu-2", pool("plain"), eu), makeNode("met-us", pool("plain"), us),
 		makeNode("met-open", pool("window"), withWindow(windowFrom(-time.Hour, 2*time.Hour))),
 		makeNode("met-avoided", pool("window"), withWindow(windowFrom(5*time.Minute, time.Hour))),
-		makeNode("met-ending", pool("ending"), withWindow(now.Add(-time.Hour).Format(time.RFC3339)+"/"+ending.Format(time.RFC3339))),
+		makeNode("met-ending", pool("ending"), withWindow(windowFrom(-time.Hour, time.Hour))),
 		makeNode("met-upcoming", pool("idle"), withWindow(windowFrom(2*time.Hour, 3*time.Hour))),
 		makeNode("met-invalid", pool("idle"), withWindow("tomorrow morning")),
 	)
@@ -178,6 +176,12 @@ func TestMetrics(t *testing.T) {
 		"--authentication-kubeconfig=" + adminKubeconfig, "--authorization-kubeconfig=" + adminKubeconfig}, serving...)
 	tc.runBinary("metrics-scheduler", args...)
 	checkReadyz(t, tc.ctx, port)
+	// The window of met-ending ends only once the scheduler is up, so that
+	// the pod it rejects is attempted before the end even on a loaded
+	// machine. No pod exists yet for the node update to requeue. RFC 3339
+	// has whole seconds: it ends 7 to 8 s from now.
+	ending := time.Now().UTC().Add(8 * time.Second).Truncate(time.Second)
+	tc.annotateNode("met-ending", time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)+"/"+ending.Format(time.RFC3339))
 
 	var admitted, gpu []string
 	for i := range 3 {
