@@ -90,6 +90,9 @@ func (pl *PlacementPolicy) Filter(_ context.Context, state fwk.CycleState, pod *
 // but it can free a node that another plugin rejected. The framework does not
 // run PostFilter in pod-group cycles (see the README).
 func (pl *PlacementPolicy) PostFilter(_ context.Context, state fwk.CycleState, _ *v1.Pod, _ fwk.NodeToStatusReader) (*fwk.PostFilterResult, *fwk.Status) {
+	if state == nil {
+		return nil, fwk.NewStatus(fwk.Unschedulable)
+	}
 	if d, err := state.Read(stateKey); err == nil {
 		if s, ok := d.(*podRules); ok {
 			s.countUnschedulable()

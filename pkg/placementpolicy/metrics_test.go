@@ -387,3 +387,19 @@ func TestInFramework(t *testing.T) {
 		})
 	}
 }
+
+// TestPostFilterWithoutState: a caller with no cycle state (or one PreFilter
+// did not write) gets Unschedulable and counts nothing.
+func TestPostFilterWithoutState(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	pl := newProfilePlugin(t, ctx, t.Name(), metricArgs())
+	pod := st.MakePod().Name("p").Namespace("default").Label("placement", "eu").Obj()
+	for _, state := range []fwk.CycleState{nil, framework.NewCycleState()} {
+		if _, status := pl.PostFilter(ctx, state, pod, framework.NewDefaultNodeToStatus()); status.Code() != fwk.Unschedulable {
+			t.Errorf("PostFilter(state %v): got %v, want Unschedulable", state, status)
+		}
+	}
+	if diff := cmp.Diff(map[string]float64{"eu": 0, "gpu": 0}, ruleCounts(t, "placementpolicy_unschedulable_total", t.Name())); diff != "" {
+		t.Errorf("unschedulable_total (-want +got):\n%s", diff)
+	}
+}
