@@ -32,29 +32,49 @@ build: ## Build bin/kube-scheduler, bin/license-driver and bin/placement-admissi
 
 IMAGE ?= adminsched/kube-scheduler:$(VERSION)
 DOCKER ?= docker
+# Comma-separated, as docker buildx takes them.
+PLATFORMS ?= linux/amd64,linux/arm64
+IMAGE_DIR ?= $(CURDIR)/_output/image
+# docker, podman or buildah; empty: docker if its engine answers, else buildah
+# or podman, else buildah installed from Debian's packages.
+IMAGE_TOOL ?=
+# The image's files and creation time, and its binary's build date, are the
+# commit's time: one commit then gives the same layers on any machine.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+IMAGE_BUILD_DATE := $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ)
+IMAGE_LDFLAGS := $(subst version.buildDate=$(BUILD_DATE),version.buildDate=$(IMAGE_BUILD_DATE),$(LDFLAGS))
+comma := ,
+IMAGE_PLATFORMS := $(subst $(comma), ,$(PLATFORMS))
+IMAGE_ARCHIVES := $(foreach p,$(IMAGE_PLATFORMS),$(IMAGE_DIR)/kube-scheduler-$(VERSION)-$(subst /,-,$(p)).oci.tar) $(IMAGE_DIR)/kube-scheduler-$(VERSION).oci.tar
+IMAGE_ENV := GO=$(GO) VERSION=$(VERSION) GIT_COMMIT=$(GIT_COMMIT) K8S_VERSION=$(K8S_VERSION) \
+	LDFLAGS="$(IMAGE_LDFLAGS)" BUILD_DATE=$(IMAGE_BUILD_DATE) SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) \
+	IMAGE=$(IMAGE) IMAGE_PLATFORMS="$(IMAGE_PLATFORMS)" IMAGE_DIR=$(IMAGE_DIR) IMAGE_TOOL=$(IMAGE_TOOL)
 
 .PHONY: image
-image: ## Build the scheduler image $(IMAGE) (needs a Docker engine with BuildKit).
-	$(DOCKER) build -f build/scheduler/Dockerfile \
-		--build-arg VERSION=$(VERSION) \
-		--build-arg GIT_COMMIT=$(GIT_COMMIT) \
-		--build-arg BUILD_DATE=$(BUILD_DATE) \
-		-t $(IMAGE) .
+image: ## Build the scheduler image for $(PLATFORMS) (FROM scratch, static binary) into OCI archives under _output/image, tagged $(IMAGE) for this machine's platform; docker, buildah or podman (see build/README.md).
+	$(IMAGE_ENV) hack/build-image.sh
+
+.PHONY: image-test
+image-test: image ## Check the image archives: config, labels, files, modes, and the binary taken from the layer (--version, static).
+	IMAGE_ARCHIVES="$(IMAGE_ARCHIVES)" IMAGE_VERSION=$(VERSION) IMAGE_PLATFORMS="$(IMAGE_PLATFORMS)" \
+		$(GO) test -race -count=1 ./test/image/...
 
 # A multi-platform image cannot be loaded into the engine's classic image
 # store, so image-multiarch pushes by default; BUILDX_OUTPUT=--output=type=oci,dest=<file>
-# writes an OCI archive instead.
-PLATFORMS ?= linux/amd64,linux/arm64
+# writes an OCI archive instead (`make image` writes one with any tool).
 BUILDX_OUTPUT ?= --push
 
 .PHONY: image-multiarch
 image-multiarch: ## Build and push $(IMAGE) for $(PLATFORMS) with docker buildx (cross-compiled, no emulation).
+	$(IMAGE_ENV) hack/build-image.sh rootfs
 	$(DOCKER) buildx build -f build/scheduler/Dockerfile \
 		--platform $(PLATFORMS) \
 		--build-arg VERSION=$(VERSION) \
 		--build-arg GIT_COMMIT=$(GIT_COMMIT) \
-		--build-arg BUILD_DATE=$(BUILD_DATE) \
-		-t $(IMAGE) $(BUILDX_OUTPUT) .
+		--build-arg BUILD_DATE=$(IMAGE_BUILD_DATE) \
+		--build-arg K8S_VERSION=$(K8S_VERSION) \
+		--build-arg CA_CERTIFICATES_VERSION=$$(cat $(IMAGE_DIR)/ca-certificates.version) \
+		-t $(IMAGE) $(BUILDX_OUTPUT) $(IMAGE_DIR)/context
 
 RELEASE_DIR ?= $(CURDIR)/_output/release
 
@@ -68,7 +88,7 @@ release-manifests: ## Render manifests/install with image $(IMAGE) into _output/
 		--image $(LICENSE_DRIVER_IMAGE) --output $(RELEASE_DIR)/license-driver.yaml
 
 .PHONY: test
-test: unit-test integration-test ## Run every test CI runs.
+test: unit-test integration-test image-test ## Run every test CI runs.
 
 .PHONY: unit-test
 unit-test: envtest ## Unit tests with the race detector, including the fuzz seed corpora (the playground's apply and settle steps run theirs on the embedded cluster).
