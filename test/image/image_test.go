@@ -327,3 +327,32 @@ func otherArch() string {
 	}
 	return "arm64"
 }
+
+// BenchmarkReadArchive reads and checks the first archive of IMAGE_ARCHIVES
+// as TestImageArchives does (no binary run): what the race detector costs
+// `make image-test`.
+func BenchmarkReadArchive(b *testing.B) {
+	archives := strings.Fields(os.Getenv("IMAGE_ARCHIVES"))
+	if len(archives) == 0 {
+		b.Skip("IMAGE_ARCHIVES is not set: run `make image` first")
+	}
+	st, err := os.Stat(archives[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(st.Size())
+	for b.Loop() {
+		l, err := readLayout(archives[0])
+		if err != nil {
+			b.Fatal(err)
+		}
+		imgs, err := l.images()
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, img := range imgs {
+			p := platform{OS: img.Config.OS, Architecture: img.Config.Architecture}
+			_ = checkImage(img, p, img.Config.Config.Labels[labelVersion])
+		}
+	}
+}
