@@ -11,7 +11,8 @@
 # the image, so no emulation is needed. The tool is IMAGE_TOOL, or the first
 # of: docker (when `docker info` answers), buildah, podman, buildah installed
 # by hack/install-buildah.sh. Where the tool keeps images, the host
-# platform's image is tagged $IMAGE and each platform's $IMAGE-<arch>.
+# platform's image is tagged $IMAGE and each platform's $IMAGE-<arch>; the
+# images of earlier runs are removed from there (see prune).
 #
 #   hack/build-image.sh          # rootfs, image, archives (what `make image` runs)
 #   hack/build-image.sh rootfs   # only the binaries and _output/image/context
@@ -128,6 +129,19 @@ build_args() {
   done
 }
 
+# prune removes the images earlier runs of this script left in the tool's
+# storage (they carry the kubernetes-version label), so that local storage
+# holds one build, not one per commit (CI builds on the same machine again
+# and again). The archives are what to keep.
+prune() {
+  local tool=$1 ids
+  ids=$("${tool}" images --quiet --filter label=io.github.adminsched.kubernetes-version 2>/dev/null | sort -u || true)
+  if [[ -n "${ids}" ]]; then
+    # shellcheck disable=SC2086 # one ID a word
+    "${tool}" rmi -f ${ids} >/dev/null 2>&1 || true
+  fi
+}
+
 archive_name() { # platform or "" for the multi-platform archive
   if [[ -z "$1" ]]; then
     echo "${IMAGE_DIR}/kube-scheduler-${VERSION}.oci.tar"
@@ -141,15 +155,12 @@ build_containers() {
   local tool=$1 p arch out id list=${IMAGE}-index
   local -a args
   mapfile -t args < <(build_args)
-  # Rebuilding under the same names drops what they named before, so that
-  # storage does not fill with untagged images of the same version.
+  prune "${tool}"
   "${tool}" manifest rm "${list}" >/dev/null 2>&1 || true
-  "${tool}" rmi "${IMAGE}" >/dev/null 2>&1 || true
   "${tool}" manifest create "${list}" >/dev/null
   for p in ${IMAGE_PLATFORMS}; do
     arch=${p#*/}
     out=$(archive_name "${p}")
-    "${tool}" rmi "${IMAGE}-${arch}" >/dev/null 2>&1 || true
     # By ID from here on: a short name is localhost/... in storage, but
     # docker.io/... in a containers-storage: reference.
     "${tool}" build --quiet --platform "${p}" --format oci --timestamp "${SOURCE_DATE_EPOCH}" \
@@ -166,6 +177,8 @@ build_containers() {
   out=$(archive_name "")
   rm -f "${out}"
   "${tool}" manifest push --quiet --all "${list}" "oci-archive:${out}:${IMAGE}"
+  # The list was only the way to the archive.
+  "${tool}" manifest rm "${list}" >/dev/null
   echo "wrote ${out}"
 }
 
@@ -176,6 +189,7 @@ build_docker() {
   local p arch out
   local -a args
   mapfile -t args < <(build_args)
+  prune docker
   for p in ${IMAGE_PLATFORMS}; do
     arch=${p#*/}
     out=$(archive_name "${p}")
