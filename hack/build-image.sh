@@ -212,6 +212,8 @@ if [[ "${1:-}" == rootfs ]]; then
   exit 0
 fi
 tool=$(pick_tool)
+# Archives of earlier versions too: _output/image holds one build.
+rm -f "${IMAGE_DIR}"/kube-scheduler-*.oci.tar
 echo "building ${IMAGE} for ${IMAGE_PLATFORMS} with ${tool}"
 case "${tool}" in
   docker) build_docker ;;
