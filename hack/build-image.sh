@@ -201,7 +201,7 @@ build_docker() {
   done
   out=$(archive_name "")
   rm -f "${out}"
-  docker buildx build --platform "$(echo ${IMAGE_PLATFORMS} | tr ' ' ',')" "${args[@]}" \
+  docker buildx build --platform "$(echo "${IMAGE_PLATFORMS}" | xargs | tr ' ' ',')" "${args[@]}" \
     -f build/scheduler/Dockerfile --output "type=oci,dest=${out},name=${IMAGE}" "${CONTEXT}"
   echo "wrote ${out}"
 }
