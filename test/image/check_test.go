@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/x509"
+	"debug/buildinfo"
 	"debug/elf"
 	"errors"
 	"fmt"
@@ -248,6 +249,34 @@ func checkStatic(path, arch string) error {
 		return fmt.Errorf("needs shared libraries (DT_NEEDED) %q", libs)
 	}
 	return nil
+}
+
+// checkBuildInfo returns how the Go build information of the binary at path
+// differs from a static, -trimpath build of mainPath for p. The -ldflags are
+// not recorded with -trimpath, so for a binary that cannot run here the
+// version from the labels is looked for in its data instead.
+func checkBuildInfo(path string, data []byte, mainPath string, p platform, labels map[string]string) []error {
+	bi, err := buildinfo.ReadFile(path)
+	if err != nil {
+		return []error{err}
+	}
+	var errs []error
+	if bi.Path != mainPath {
+		errs = append(errs, fmt.Errorf("built from %s, want %s", bi.Path, mainPath))
+	}
+	settings := map[string]string{}
+	for _, s := range bi.Settings {
+		settings[s.Key] = s.Value
+	}
+	for _, want := range [][2]string{{"CGO_ENABLED", "0"}, {"-trimpath", "true"}, {"GOOS", p.OS}, {"GOARCH", p.Architecture}} {
+		if got, ok := settings[want[0]]; !ok || got != want[1] {
+			errs = append(errs, fmt.Errorf("built with %s=%q, want %q", want[0], got, want[1]))
+		}
+	}
+	if v := labels[labelKubernetes] + "+adminsched." + labels[labelVersion]; !bytes.Contains(data, []byte(v)) {
+		errs = append(errs, fmt.Errorf("the binary does not hold the version %q of the labels", v))
+	}
+	return errs
 }
 
 // checkVersion runs the binary with --version and compares what it prints

@@ -218,14 +218,14 @@ func testCert(t *testing.T) string {
 
 // buildVersionPrinter builds a static program that prints version like
 // kube-scheduler --version does, and returns its path.
-func buildVersionPrinter(t *testing.T, version string) string {
+func buildVersionPrinter(t *testing.T, version string, flags ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	src := "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(" + `"` + version + `"` + ") }\n"
 	must(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644))
 	must(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module versionprinter\n\ngo 1.22\n"), 0o644))
 	bin := filepath.Join(dir, "kube-scheduler")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd := exec.Command("go", append(append([]string{"build"}, flags...), "-o", bin, ".")...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=", "GOOS=linux", "GOARCH="+runtime.GOARCH)
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -23,6 +23,7 @@ package image
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -31,6 +32,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 )
+
+// schedulerMain is the package the image's binary is built from.
+const schedulerMain = "github.com/adminsched/scheduler-plugins/cmd/scheduler"
 
 // TestImageArchives checks the archives `make image` wrote. An archive named
 // ...-<os>-<arch>.oci.tar holds that platform; any other holds every platform
@@ -90,6 +94,9 @@ func TestImageArchives(t *testing.T) {
 						t.Fatal(err)
 					}
 					if err := checkStatic(bin, p.Architecture); err != nil {
+						t.Errorf("/%s: %v", binaryPath, err)
+					}
+					for _, err := range checkBuildInfo(bin, img.Files[binaryPath].Data, schedulerMain, p, img.Config.Config.Labels) {
 						t.Errorf("/%s: %v", binaryPath, err)
 					}
 					if p.OS != runtime.GOOS || p.Architecture != runtime.GOARCH {
@@ -282,6 +289,56 @@ func TestCheckStatic(t *testing.T) {
 				t.Fatalf("unexpected error: %v", err)
 			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestCheckBuildInfo checks the build information of stand-in binaries built
+// here with and without the image's flags.
+func TestCheckBuildInfo(t *testing.T) {
+	host := platform{OS: "linux", Architecture: runtime.GOARCH}
+	labels := map[string]string{labelKubernetes: "v1.37.2", labelVersion: "v1.2.3"}
+	const version = "Kubernetes v1.37.2+adminsched.v1.2.3"
+	tests := []struct {
+		name   string
+		bin    string
+		labels map[string]string
+		p      platform
+		want   []string
+	}{
+		{name: "as the image builds it", bin: buildVersionPrinter(t, version, "-trimpath"), labels: labels, p: host},
+		{
+			name:   "without -trimpath",
+			bin:    buildVersionPrinter(t, version),
+			labels: labels, p: host,
+			want: []string{`built with -trimpath="", want "true"`},
+		},
+		{
+			name:   "other version",
+			bin:    buildVersionPrinter(t, version, "-trimpath"),
+			labels: map[string]string{labelKubernetes: "v1.37.2", labelVersion: "v1.2.4"},
+			p:      host,
+			want:   []string{`the binary does not hold the version "v1.37.2+adminsched.v1.2.4" of the labels`},
+		},
+		{
+			name: "other platform", bin: buildVersionPrinter(t, version, "-trimpath"), labels: labels,
+			p:    platform{OS: "linux", Architecture: otherArch()},
+			want: []string{fmt.Sprintf(`built with GOARCH=%q, want %q`, runtime.GOARCH, otherArch())},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			data, err := os.ReadFile(tc.bin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, err := range checkBuildInfo(tc.bin, data, "versionprinter", tc.p, tc.labels) {
+				got = append(got, err.Error())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
 			}
 		})
 	}
