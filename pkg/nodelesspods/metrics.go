@@ -38,9 +38,6 @@ var (
 		[]string{"profile"}, nil, metrics.ALPHA, "")
 )
 
-// results are the values of the result label, indexed by podcount.Result.
-var results = [...]podcount.Result{podcount.Hit, podcount.Tail, podcount.Scan}
-
 var registerOnce sync.Once
 
 // registerMetrics registers the plugin's collector with component-base's
@@ -51,22 +48,52 @@ func registerMetrics() {
 	})
 }
 
-// live is the collector of the plugin's metrics. Score only increments the
-// count memo's per-node counters (see package podcount); the sums are taken
-// when /metrics is read.
-var live = &instances{members: map[*NodeLessPods]string{}, retired: map[string]podcount.Lookups{}}
+// live is the collector of the plugin's metrics. Score adds nothing: the
+// count memo counts its tails and scans (package podcount) on the paths that
+// write its slots anyway, NormalizeScore counts a cycle's lookups at once,
+// and the scrape takes hits as the difference.
+var live = &instances{
+	members: map[*NodeLessPods]string{},
+	retired: map[string]lookups{},
+	hits:    map[string]uint64{},
+}
+
+// lookups are Count calls: all of them, and the tails and scans among them.
+type lookups struct {
+	all uint64
+	podcount.Recounts
+}
+
+func (l *lookups) add(o lookups) {
+	l.all += o.all
+	l.Tail += o.Tail
+	l.Scan += o.Scan
+}
+
+// lookupsOf reads pl's lookups. The tails and scans are read after the
+// total: a cycle adds to the total only after its Score calls, so the
+// difference never counts a lookup as a hit before it is one.
+func lookupsOf(pl *NodeLessPods) lookups {
+	all := pl.lookups.Load()
+	return lookups{all: all, Recounts: pl.counts.Recounts()}
+}
 
 // instances holds the running plugin instances by profile. An instance joins
 // in New and leaves when its scheduler's context is done; its lookups are
 // then kept in retired, so that a profile's counter never goes down when one
-// of its schedulers stops (as a counter vec's child would not). retired is
-// bounded by the profiles the process has run.
+// of its schedulers stops (as a counter vec's child would not). retired and
+// hits are bounded by the profiles the process has run.
 type instances struct {
 	metrics.BaseStableCollector
 
 	mu      sync.Mutex
 	members map[*NodeLessPods]string
-	retired map[string]podcount.Lookups
+	retired map[string]lookups
+	// hits is the last hit count exported per profile. Mid-cycle, a scan
+	// is counted before the cycle's lookups are: the difference can then
+	// lag, and the export keeps the highest value, so that the counter
+	// never goes down and is exact between cycles.
+	hits map[string]uint64
 }
 
 var _ metrics.StableCollector = &instances{}
@@ -81,11 +108,8 @@ func (c *instances) join(ctx context.Context, pl *NodeLessPods, profile string) 
 		// of pl than retired keeps.
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		lookups := pl.counts.Lookups()
 		retired := c.retired[profile]
-		for r := range retired {
-			retired[r] += lookups[r]
-		}
+		retired.add(lookupsOf(pl))
 		c.retired[profile] = retired
 		delete(c.members, pl)
 	})
@@ -104,24 +128,24 @@ func (c *instances) DescribeWithStability(ch chan<- *metrics.Desc) {
 func (c *instances) CollectWithStability(ch chan<- metrics.Metric) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	lookups := make(map[string]podcount.Lookups, len(c.retired)+len(c.members))
+	sums := make(map[string]lookups, len(c.retired)+len(c.members))
 	memoNodes := map[string]int{}
 	for profile, l := range c.retired {
-		lookups[profile] = l
+		sums[profile] = l
 	}
 	for pl, profile := range c.members {
-		sum := lookups[profile]
-		l := pl.counts.Lookups()
-		for r := range sum {
-			sum[r] += l[r]
-		}
-		lookups[profile] = sum
+		sum := sums[profile]
+		sum.add(lookupsOf(pl))
+		sums[profile] = sum
 		memoNodes[profile] += pl.counts.Len()
 	}
-	for profile, l := range lookups {
-		for _, r := range results {
-			ch <- metrics.NewLazyConstMetric(lookupsDesc, metrics.CounterValue, float64(l[r]), profile, r.String())
+	for profile, l := range sums {
+		if recounts := l.Tail + l.Scan; l.all > recounts {
+			c.hits[profile] = max(c.hits[profile], l.all-recounts)
 		}
+		ch <- metrics.NewLazyConstMetric(lookupsDesc, metrics.CounterValue, float64(c.hits[profile]), profile, "hit")
+		ch <- metrics.NewLazyConstMetric(lookupsDesc, metrics.CounterValue, float64(l.Tail), profile, "tail")
+		ch <- metrics.NewLazyConstMetric(lookupsDesc, metrics.CounterValue, float64(l.Scan), profile, "scan")
 	}
 	for profile, n := range memoNodes {
 		ch <- metrics.NewLazyConstMetric(memoNodesDesc, metrics.GaugeValue, float64(n), profile)

@@ -25,6 +25,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2/ktesting"
+	fwk "k8s.io/kube-scheduler/framework"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -84,18 +85,36 @@ func newProfilePlugin(ctx context.Context, t *testing.T, profile string, snapsho
 	return p.(*NodeLessPods)
 }
 
-// scoreNodes runs Score on every node of the snapshot in a regular cycle.
+// scoreNodes runs Score on every node of the snapshot in a regular cycle,
+// then NormalizeScore, as the framework does.
 func scoreNodes(ctx context.Context, t *testing.T, pl *NodeLessPods, snapshot *cache.Snapshot) {
+	t.Helper()
+	normalizeScores(ctx, t, pl, scoreOnly(ctx, t, pl, snapshot))
+}
+
+// scoreOnly is the first half of a cycle: Score on every node.
+func scoreOnly(ctx context.Context, t *testing.T, pl *NodeLessPods, snapshot *cache.Snapshot) fwk.NodeScoreList {
 	t.Helper()
 	nodeInfos, err := snapshot.NodeInfos().List()
 	if err != nil {
 		t.Fatal(err)
 	}
 	state := framework.NewCycleState()
+	var scores fwk.NodeScoreList
 	for _, ni := range nodeInfos {
-		if _, status := pl.Score(ctx, state, &v1.Pod{}, ni); !status.IsSuccess() {
+		s, status := pl.Score(ctx, state, &v1.Pod{}, ni)
+		if !status.IsSuccess() {
 			t.Fatalf("Score(%s): %v", ni.Node().Name, status)
 		}
+		scores = append(scores, fwk.NodeScore{Name: ni.Node().Name, Score: s})
+	}
+	return scores
+}
+
+func normalizeScores(ctx context.Context, t *testing.T, pl *NodeLessPods, scores fwk.NodeScoreList) {
+	t.Helper()
+	if status := pl.NormalizeScore(ctx, framework.NewCycleState(), &v1.Pod{}, scores); !status.IsSuccess() {
+		t.Fatalf("NormalizeScore: %v", status)
 	}
 }
 
@@ -138,10 +157,24 @@ func TestLookupMetrics(t *testing.T) {
 	waitFor(t, func() bool { return memoNodes()[""] == 3 })
 	check("a stopped", map[string]float64{"hit": 3, "tail": 0, "scan": 6}, map[string]float64{"": 3})
 
+	// A scrape between a cycle's Score calls and its NormalizeScore sees
+	// the cycle's scans before its lookups: hit must not go down.
+	for _, n := range []string{"a", "b", "c"} {
+		ni, err := snapshot.NodeInfos().Get(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ni.(*framework.NodeInfo).Generation++
+	}
+	scores := scoreOnly(base, t, b, snapshot) // 3 scans
+	check("mid-cycle", map[string]float64{"hit": 3, "tail": 0, "scan": 9}, map[string]float64{"": 3})
+	normalizeScores(base, t, b, scores)
+	check("cycle done", map[string]float64{"hit": 3, "tail": 0, "scan": 9}, map[string]float64{"": 3})
+
 	scoreNodes(base, t, b, snapshot) // 3 hits
 	cancelB()
 	waitFor(t, func() bool { return len(memoNodes()) == 0 })
-	check("both stopped", map[string]float64{"hit": 6, "tail": 0, "scan": 6}, map[string]float64{})
+	check("both stopped", map[string]float64{"hit": 6, "tail": 0, "scan": 9}, map[string]float64{})
 }
 
 func waitFor(t *testing.T, cond func() bool) {

@@ -22,6 +22,7 @@ package nodelesspods
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -46,6 +47,9 @@ type NodeLessPods struct {
 	// counts memoizes each node's count of counted pods in the NodeInfo that
 	// Score is handed, the scheduler's own view of every bound and assumed pod.
 	counts *podcount.Cache
+	// lookups counts Score's count lookups, a cycle's at once in
+	// NormalizeScore, so that Score writes nothing shared (see metrics.go).
+	lookups atomic.Uint64
 }
 
 var (

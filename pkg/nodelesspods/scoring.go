@@ -49,8 +49,12 @@ func (pl *NodeLessPods) load(count int, nodeInfo fwk.NodeInfo) int64 {
 
 // NormalizeScore maps the candidates' loads linearly onto [MinScore, MaxScore]:
 // the lightest node gets MaxScore in LeastPods mode, the heaviest in MostPods
-// mode. When every load is equal, every node gets MaxScore.
+// mode. When every load is equal, every node gets MaxScore. It also counts
+// the cycle's lookups for nodelesspods_count_lookups_total.
 func (pl *NodeLessPods) NormalizeScore(ctx context.Context, _ fwk.CycleState, pod *v1.Pod, scores fwk.NodeScoreList) *fwk.Status {
+	// The framework normalizes once per cycle, after Score ran on every
+	// node of scores: the cycle's count lookups.
+	pl.lookups.Add(uint64(len(scores)))
 	logger := klog.FromContext(ctx).V(4)
 	var loads []int64
 	if logger.Enabled() {

@@ -55,19 +55,21 @@ limitations under the License.
 //
 // Memos are looked up by NodeInfo object, which the snapshot keeps for a
 // node's lifetime; a preemption dry run's clones get memos of their own,
-// pruned once they are gone. A hit takes no lock and writes no memory shared
-// between nodes, so the scheduler's parallel Score calls do not contend: it
-// reads the published index and the node's slot, and adds one to the slot's
-// own count of hits. Memory is one slot per node the snapshot holds, plus a
-// tail memo (a reference and an int32 per pod) for nodes whose generation
-// was scored only in pod-group cycles.
+// pruned once they are gone. A hit takes no lock and writes no memory, so
+// the scheduler's parallel Score calls do not contend; it reads the
+// published index and the node's slot. Memory is one slot per node the
+// snapshot holds, plus a tail memo (a reference and an int32 per pod) for
+// nodes whose generation was scored only in pod-group cycles.
 //
-// Lookups are counted by how they were answered (Result), per slot, and
-// summed by Lookups under mu. A slot pruned from the index is folded into
-// the retired totals under mu, in the same pass that drops it, so the sums
-// never go down; a lookup on another goroutine that read the index before
-// the prune is not counted, which can only undercount (a slot pruned by the
-// publish that its own lookup made is retired by that lookup: see slot).
+// Lookups the memo does not answer alone (Recounts: a tail or a scan) are
+// counted in the node's slot, on the path that writes the slot anyway, and
+// summed by Recounts under mu; hits are not counted here, so that a hit
+// still writes nothing (the caller counts its lookups). A slot pruned from
+// the index is folded into the retired totals under mu, in the same pass
+// that drops it, so the sums never go down; a recount on another goroutine
+// that read the index before the prune is not counted, which can only
+// undercount (a slot pruned by the publish that its own lookup made is
+// retired by that lookup: see slot).
 package podcount
 
 import (
@@ -92,44 +94,22 @@ type slot struct {
 	base       atomic.Int32
 	baseCount  atomic.Int32
 	tail       atomic.Pointer[tailMemo]
-	// lookups counts this NodeInfo's lookups by Result. It sits with the
-	// memo: a lookup reads that cache line anyway, and one NodeInfo is
-	// scored by one goroutine at a time, so the line is not contended.
-	lookups [numResults]atomic.Uint64
+	// tails and scans count this NodeInfo's recounts (see Recounts).
+	tails, scans atomic.Uint64
 }
 
-// Result is how Count answered a lookup.
-type Result int
-
-const (
-	// Hit: the memo answered (the generation's count, in a pod-group cycle
-	// too when no pod was assumed on the node, or a tail memo whose
-	// PodInfos all matched).
-	Hit Result = iota
+// Recounts are the Count calls that the memo did not answer alone. Every
+// other Count call was a hit: the generation's count (in a pod-group cycle
+// too when no pod was assumed on the node), or a tail memo whose PodInfos
+// all matched.
+type Recounts struct {
 	// Tail: the memo's count plus a scan of the pods after its base (those
 	// assumed in a pod-group cycle), or a tail memo extended past the
 	// PodInfos it shares with the NodeInfo.
-	Tail
+	Tail uint64
 	// Scan: every pod of the NodeInfo was scanned.
-	Scan
-	numResults
-)
-
-// String returns the result's name, the value of the metrics' result label.
-func (r Result) String() string {
-	switch r {
-	case Hit:
-		return "hit"
-	case Tail:
-		return "tail"
-	case Scan:
-		return "scan"
-	}
-	return "unknown"
+	Scan uint64
 }
-
-// Lookups are the numbers of Count calls by Result, indexed by Result.
-type Lookups [numResults]uint64
 
 // read returns the slot's generation, base and baseCount; ok is false if a
 // writer was storing them.
@@ -185,8 +165,8 @@ type Cache struct {
 	// publish, and publishing.
 	mu      sync.Mutex
 	pending index
-	// retired sums the lookups of the slots pruned from the index.
-	retired Lookups
+	// retired sums the recounts of the slots pruned from the index.
+	retired Recounts
 }
 
 // New returns an empty cache that counts the pods for which counts returns
@@ -211,21 +191,19 @@ func (c *Cache) Count(nodeInfo fwk.NodeInfo, podGroupCycle bool) int {
 	known := ok && g == generation && base <= len(pods)
 	if !podGroupCycle {
 		if known && base == len(pods) {
-			c.record(s, orphan, Hit)
 			return baseCount
 		}
 		n := c.scan(pods)
 		s.write(generation, len(pods), n)
-		c.record(s, orphan, Scan)
+		c.record(s, orphan, false)
 		return n
 	}
 	if known {
 		// Only assumed pods follow the first base ones (facts 2 and 3).
 		if base == len(pods) {
-			c.record(s, orphan, Hit)
 			return baseCount
 		}
-		c.record(s, orphan, Tail)
+		c.record(s, orphan, true)
 		return baseCount + c.scan(pods[base:])
 	}
 	// No count of this generation from outside a pod-group cycle: compare
@@ -235,7 +213,6 @@ func (c *Cache) Count(nodeInfo fwk.NodeInfo, podGroupCycle bool) int {
 	if m != nil && m.generation == generation {
 		same = commonPrefix(m.pods, pods)
 		if same == len(pods) {
-			c.record(s, orphan, Hit)
 			return m.countOf(same)
 		}
 	} else {
@@ -243,52 +220,56 @@ func (c *Cache) Count(nodeInfo fwk.NodeInfo, podGroupCycle bool) int {
 	}
 	next := c.tailMemo(generation, pods, m, same)
 	s.tail.Store(next)
-	if same > 0 {
-		c.record(s, orphan, Tail)
-	} else {
-		c.record(s, orphan, Scan)
-	}
+	c.record(s, orphan, same > 0)
 	return next.countOf(len(pods))
 }
 
-// record counts a lookup answered by r on slot s; orphan tells that s was
-// pruned in the call that made it (see slot), so no sum reads it any more.
-func (c *Cache) record(s *slot, orphan bool, r Result) {
+// record counts a recount on slot s, a tail or a scan; orphan tells that s
+// was pruned in the call that made it (see slot), so no sum reads it any
+// more: the recount goes to the retired totals at once.
+func (c *Cache) record(s *slot, orphan, tail bool) {
 	if orphan {
-		c.retire(r)
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.retired.add(recountOf(tail))
 		return
 	}
-	s.lookups[r].Add(1)
+	if tail {
+		s.tails.Add(1)
+	} else {
+		s.scans.Add(1)
+	}
 }
 
-// retire counts a lookup of an orphan slot; apart from record, which must
-// stay small enough to inline into Count's hit path.
-func (c *Cache) retire(r Result) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.retired[r]++
+func recountOf(tail bool) Recounts {
+	if tail {
+		return Recounts{Tail: 1}
+	}
+	return Recounts{Scan: 1}
 }
 
-// Lookups returns the number of Count calls so far by Result: those of the
-// slots in the index and pending, and the retired ones. It takes mu, as a
-// publish does, so no slot is counted twice or missed while it is pruned.
-func (c *Cache) Lookups() Lookups {
+func (r *Recounts) add(o Recounts) {
+	r.Tail += o.Tail
+	r.Scan += o.Scan
+}
+
+// Recounts returns the recounts so far: those of the slots in the index and
+// pending, and the retired ones. It takes mu, as a publish does, so no slot
+// is counted twice or missed while it is pruned.
+func (c *Cache) Recounts() Recounts {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	sum := c.retired
 	for _, from := range []index{*c.published.Load(), c.pending} {
 		for _, s := range from {
-			s.addTo(&sum)
+			sum.add(s.recounts())
 		}
 	}
 	return sum
 }
 
-// addTo adds the slot's lookups to sum.
-func (s *slot) addTo(sum *Lookups) {
-	for r := range sum {
-		sum[r] += s.lookups[r].Load()
-	}
+func (s *slot) recounts() Recounts {
+	return Recounts{Tail: s.tails.Load(), Scan: s.scans.Load()}
 }
 
 // tailMemo returns the memo of pods, whose first same PodInfos are prev's.
@@ -375,7 +356,7 @@ func (c *Cache) slot(nodeInfo fwk.NodeInfo) (s *slot, orphan bool) {
 
 // publish stores an index of the published and pending slots, without those
 // of NodeInfos the snapshot no longer holds (deleted nodes, a dry run's
-// clones), whose lookups it adds to the retired ones. The caller holds mu.
+// clones), whose recounts it adds to the retired ones. The caller holds mu.
 func (c *Cache) publish(published index) {
 	next := make(index, len(published)+len(c.pending))
 	for _, from := range []index{published, c.pending} {
@@ -383,7 +364,7 @@ func (c *Cache) publish(published index) {
 			if c.live(ni) {
 				next[ni] = s
 			} else {
-				s.addTo(&c.retired)
+				c.retired.add(s.recounts())
 			}
 		}
 	}
