@@ -18,9 +18,11 @@ package maintenancewindow
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -161,12 +163,21 @@ func newPlugin(t testing.TB, args *config.MaintenanceWindowArgs, nodes ...*v1.No
 // it stops the plugin's retries.
 func newPluginCtx(t testing.TB, ctx context.Context, args *config.MaintenanceWindowArgs, nodes ...*v1.Node) (*MaintenanceWindow, *testingclock.FakeClock, *fakeHandle) {
 	t.Helper()
-	return newPluginProfile(t, ctx, t.Name(), args, nodes...)
+	return newPluginProfile(t, ctx, uniqueProfile(t), args, nodes...)
+}
+
+// profiles numbers the tests' profiles: counters live as long as the
+// process, and go test -count=N runs a test N times in one process.
+var profiles atomic.Int64
+
+// uniqueProfile returns a profile name no other test run has used.
+func uniqueProfile(t testing.TB) string {
+	return fmt.Sprintf("%s#%d", t.Name(), profiles.Add(1))
 }
 
 // newPluginProfile is newPluginCtx with the profile its metrics count under
-// given; newPluginCtx gives each test a profile of its own, so that tests do
-// not see each other's counts in the process-wide registry.
+// given; newPluginCtx gives each test run a profile of its own, so that
+// tests do not see each other's counts in the process-wide registry.
 func newPluginProfile(t testing.TB, ctx context.Context, profile string, args *config.MaintenanceWindowArgs, nodes ...*v1.Node) (*MaintenanceWindow, *testingclock.FakeClock, *fakeHandle) {
 	t.Helper()
 	clk := testingclock.NewFakeClock(now)

@@ -85,7 +85,7 @@ func TestRetryMetrics(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	nodes := []*v1.Node{node("a", interval(-1, 1)), node("b", interval(-1, 2))}
 	pl, clk, h := newPlugin(t, defaultArgs(nil), nodes...)
-	profile := t.Name()
+	profile := h.profile
 	want := func(step string, planned, fired, dropped, pending float64) {
 		t.Helper()
 		w := map[string]float64{"retries_planned_total": planned, "retries_fired_total": fired,
@@ -179,7 +179,7 @@ func TestNodesMetric(t *testing.T) {
 	}
 	for _, tc := range tests {
 		clk.Step(tc.step)
-		if diff := cmp.Diff(tc.want, samples(t, "maintenancewindow_nodes", t.Name(), "state")); diff != "" {
+		if diff := cmp.Diff(tc.want, samples(t, "maintenancewindow_nodes", h.profile, "state")); diff != "" {
 			t.Errorf("after %v, maintenancewindow_nodes (-want +got):\n%s", clk.Since(now), diff)
 		}
 	}
@@ -190,7 +190,7 @@ func TestNodesMetric(t *testing.T) {
 // is done; with none left, the profile has no sample.
 func TestInstancesSumAndLeave(t *testing.T) {
 	_, base := ktesting.NewTestContext(t)
-	profile := t.Name()
+	profile := uniqueProfile(t)
 	ctxA, cancelA := context.WithCancel(base)
 	ctxB, cancelB := context.WithCancel(base)
 	defer cancelA()

@@ -18,6 +18,8 @@ package nodelesspods
 
 import (
 	"context"
+	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -124,7 +126,7 @@ func normalizeScores(ctx context.Context, t *testing.T, pl *NodeLessPods, scores
 // instances' memos, with no sample once none runs.
 func TestLookupMetrics(t *testing.T) {
 	_, base := ktesting.NewTestContext(t)
-	profile := t.Name()
+	profile := uniqueProfile(t)
 	nodes := []*v1.Node{node("a", 10), node("b", 10), node("c", 10)}
 	pods := []*v1.Pod{boundPod("p1", "default", "a").Obj(), boundPod("p2", "default", "b").Obj()}
 	snapshot := cache.NewSnapshot(pods, nodes)
@@ -175,6 +177,15 @@ func TestLookupMetrics(t *testing.T) {
 	cancelB()
 	waitFor(t, func() bool { return len(memoNodes()) == 0 })
 	check("both stopped", map[string]float64{"hit": 6, "tail": 0, "scan": 9}, map[string]float64{})
+}
+
+// profiles numbers the tests' profiles: counters live as long as the
+// process, and go test -count=N runs a test N times in one process.
+var profiles atomic.Int64
+
+// uniqueProfile returns a profile name no other test run has used.
+func uniqueProfile(t *testing.T) string {
+	return fmt.Sprintf("%s#%d", t.Name(), profiles.Add(1))
 }
 
 func waitFor(t *testing.T, cond func() bool) {

@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -67,6 +68,15 @@ func newProfilePlugin(t testing.TB, ctx context.Context, profile string, args ru
 		t.Fatalf("New: %v", err)
 	}
 	return p.(*PlacementPolicy)
+}
+
+// profiles numbers the tests' profiles: counters live as long as the
+// process, and go test -count=N runs a test N times in one process.
+var profiles atomic.Int64
+
+// uniqueProfile returns a profile name no other test run has used.
+func uniqueProfile(t *testing.T) string {
+	return fmt.Sprintf("%s#%d", t.Name(), profiles.Add(1))
 }
 
 // ruleCounts reads a counter from the registry /metrics serves: the value of
@@ -175,7 +185,7 @@ func TestRuleMetrics(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, ctx := ktesting.NewTestContext(t)
-			profile := t.Name()
+			profile := uniqueProfile(t)
 			pl := newProfilePlugin(t, ctx, profile, metricArgs())
 			pod := st.MakePod().Name("p").Namespace("default").Labels(selector(tc.labels...).MatchLabels).Obj()
 			nodes := nodeInfos(tc.nodes...)
@@ -243,7 +253,7 @@ func attempt(t *testing.T, ctx context.Context, pl *PlacementPolicy, pod *v1.Pod
 // in one process, or a restart of the framework) add to the same series.
 func TestRuleMetricsSumInstances(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
-	profile := t.Name()
+	profile := uniqueProfile(t)
 	a := newProfilePlugin(t, ctx, profile, metricArgs())
 	b := newProfilePlugin(t, ctx, profile, metricArgs())
 	pod := st.MakePod().Name("p").Namespace("default").Label("placement", "eu").Obj()
@@ -263,7 +273,7 @@ func TestRuleMetricsSumInstances(t *testing.T) {
 // the bit mask, are recorded too.
 func TestManyRequireRules(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
-	profile := t.Name()
+	profile := uniqueProfile(t)
 	const n, last = 70, 66
 	ruleName := func(i int) string { return fmt.Sprintf("r%02d", i) }
 	args := testArgs(func(a *config.PlacementPolicyArgs) {
@@ -354,8 +364,9 @@ func TestInFramework(t *testing.T) {
 			}
 			tc.plugins.QueueSort = schedconfig.PluginSet{Enabled: []schedconfig.Plugin{{Name: queuesort.Name}}}
 			tc.plugins.Bind = schedconfig.PluginSet{Enabled: []schedconfig.Plugin{{Name: defaultbinder.Name}}}
+			name := uniqueProfile(t)
 			profile := &schedconfig.KubeSchedulerProfile{
-				SchedulerName: t.Name(),
+				SchedulerName: name,
 				Plugins:       &tc.plugins,
 				PluginConfig:  []schedconfig.PluginConfig{{Name: Name, Args: metricArgs()}},
 			}
@@ -381,7 +392,7 @@ func TestInFramework(t *testing.T) {
 			if after.called != tc.wantAfter {
 				t.Errorf("the PostFilter plugin after PlacementPolicy ran %d times, want %d", after.called, tc.wantAfter)
 			}
-			if diff := cmp.Diff(tc.wantUnschedulable, ruleCounts(t, "placementpolicy_unschedulable_total", t.Name())); diff != "" {
+			if diff := cmp.Diff(tc.wantUnschedulable, ruleCounts(t, "placementpolicy_unschedulable_total", name)); diff != "" {
 				t.Errorf("unschedulable_total (-want +got):\n%s", diff)
 			}
 		})
@@ -392,14 +403,15 @@ func TestInFramework(t *testing.T) {
 // did not write) gets Unschedulable and counts nothing.
 func TestPostFilterWithoutState(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
-	pl := newProfilePlugin(t, ctx, t.Name(), metricArgs())
+	profile := uniqueProfile(t)
+	pl := newProfilePlugin(t, ctx, profile, metricArgs())
 	pod := st.MakePod().Name("p").Namespace("default").Label("placement", "eu").Obj()
 	for _, state := range []fwk.CycleState{nil, framework.NewCycleState()} {
 		if _, status := pl.PostFilter(ctx, state, pod, framework.NewDefaultNodeToStatus()); status.Code() != fwk.Unschedulable {
 			t.Errorf("PostFilter(state %v): got %v, want Unschedulable", state, status)
 		}
 	}
-	if diff := cmp.Diff(map[string]float64{"eu": 0, "gpu": 0}, ruleCounts(t, "placementpolicy_unschedulable_total", t.Name())); diff != "" {
+	if diff := cmp.Diff(map[string]float64{"eu": 0, "gpu": 0}, ruleCounts(t, "placementpolicy_unschedulable_total", profile)); diff != "" {
 		t.Errorf("unschedulable_total (-want +got):\n%s", diff)
 	}
 }
