@@ -24,55 +24,18 @@ import (
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2/ktesting"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
+	"github.com/adminsched/scheduler-plugins/internal/metricstest"
 )
-
-// samples gathers the registry /metrics serves and returns the values of
-// metric name for profile, keyed by the value of label by ("" when by is
-// empty). A metric with no sample for the profile gives an empty map.
-func samples(t *testing.T, name, profile, by string) map[string]float64 {
-	t.Helper()
-	families, err := legacyregistry.DefaultGatherer.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]float64{}
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
-			if labels["profile"] != profile {
-				continue
-			}
-			k := labels[by]
-			if _, dup := got[k]; dup {
-				t.Errorf("%s: two samples with profile %q and %s %q", name, profile, by, k)
-			}
-			switch {
-			case m.GetCounter() != nil:
-				got[k] = m.GetCounter().GetValue()
-			case m.GetGauge() != nil:
-				got[k] = m.GetGauge().GetValue()
-			}
-		}
-	}
-	return got
-}
 
 // retryCounts reads the retry counters and gauge of profile.
 func retryCounts(t *testing.T, profile string) map[string]float64 {
 	t.Helper()
 	got := map[string]float64{}
 	for _, name := range []string{"retries_planned_total", "retries_fired_total", "retries_dropped_total", "pending_retries"} {
-		for _, v := range samples(t, "maintenancewindow_"+name, profile, "") {
+		for _, v := range metricstest.Samples(t, "maintenancewindow_"+name, profile, "") {
 			got[name] = v
 		}
 	}
@@ -179,7 +142,7 @@ func TestNodesMetric(t *testing.T) {
 	}
 	for _, tc := range tests {
 		clk.Step(tc.step)
-		if diff := cmp.Diff(tc.want, samples(t, "maintenancewindow_nodes", h.profile, "state")); diff != "" {
+		if diff := cmp.Diff(tc.want, metricstest.Samples(t, "maintenancewindow_nodes", h.profile, "state")); diff != "" {
 			t.Errorf("after %v, maintenancewindow_nodes (-want +got):\n%s", clk.Since(now), diff)
 		}
 	}
@@ -205,8 +168,10 @@ func TestInstancesSumAndLeave(t *testing.T) {
 		_, ctx := ktesting.NewTestContext(t)
 		reject(t, ctx, b, p, false, nodes)
 	}
-	pending := func() map[string]float64 { return samples(t, "maintenancewindow_pending_retries", profile, "") }
-	states := func() map[string]float64 { return samples(t, "maintenancewindow_nodes", profile, "state") }
+	pending := func() map[string]float64 {
+		return metricstest.Samples(t, "maintenancewindow_pending_retries", profile, "")
+	}
+	states := func() map[string]float64 { return metricstest.Samples(t, "maintenancewindow_nodes", profile, "state") }
 
 	if diff := cmp.Diff(map[string]float64{"open": 2, "avoided": 0, "upcoming": 1, "invalid": 1}, states()); diff != "" {
 		t.Errorf("two instances, maintenancewindow_nodes (-want +got):\n%s", diff)

@@ -25,51 +25,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
-)
 
-// samples gathers the registry /metrics serves and returns the values of
-// metric name for profile, keyed by the value of label by ("" when by is
-// empty). A metric with no sample for the profile gives an empty map.
-func samples(t *testing.T, name, profile, by string) map[string]float64 {
-	t.Helper()
-	families, err := legacyregistry.DefaultGatherer.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]float64{}
-	for _, f := range families {
-		if f.GetName() != name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
-			if labels["profile"] != profile {
-				continue
-			}
-			k := labels[by]
-			if _, dup := got[k]; dup {
-				t.Errorf("%s: two samples with profile %q and %s %q", name, profile, by, k)
-			}
-			switch {
-			case m.GetCounter() != nil:
-				got[k] = m.GetCounter().GetValue()
-			case m.GetGauge() != nil:
-				got[k] = m.GetGauge().GetValue()
-			}
-		}
-	}
-	return got
-}
+	"github.com/adminsched/scheduler-plugins/internal/metricstest"
+)
 
 // newProfilePlugin builds the plugin of profile on snapshot, running until
 // ctx is done.
@@ -137,8 +101,10 @@ func TestLookupMetrics(t *testing.T) {
 	a := newProfilePlugin(ctxA, t, profile, snapshot)
 	b := newProfilePlugin(ctxB, t, profile, snapshot)
 
-	lookups := func() map[string]float64 { return samples(t, "nodelesspods_count_lookups_total", profile, "result") }
-	memoNodes := func() map[string]float64 { return samples(t, "nodelesspods_memo_nodes", profile, "") }
+	lookups := func() map[string]float64 {
+		return metricstest.Samples(t, "nodelesspods_count_lookups_total", profile, "result")
+	}
+	memoNodes := func() map[string]float64 { return metricstest.Samples(t, "nodelesspods_memo_nodes", profile, "") }
 	check := func(step string, wantLookups, wantMemo map[string]float64) {
 		t.Helper()
 		if diff := cmp.Diff(wantLookups, lookups()); diff != "" {
