@@ -123,4 +123,16 @@ type MaintenanceWindowArgs struct {
 	IgnoreDaemonSetPods bool
 	// ExemptPodSelector exempts the pods whose labels match. Nil exempts none.
 	ExemptPodSelector *metav1.LabelSelector
+	// RuntimeAware lets a pod of known expected runtime use a node whose
+	// window has not opened yet when it ends RuntimeMargin before it.
+	RuntimeAware bool
+	// RuntimeMargin is the time a pod of known runtime must end before a
+	// window opens.
+	RuntimeMargin metav1.Duration
+	// ProviderSignals also reads the cloud providers' maintenance signals on
+	// nodes (GKE's scheduled-maintenance-time label).
+	ProviderSignals bool
+	// ProviderWindowDuration is the length assumed for a provider's window
+	// of which only the start is published.
+	ProviderWindowDuration metav1.Duration
 }

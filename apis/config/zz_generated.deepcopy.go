@@ -37,6 +37,8 @@ func (in *MaintenanceWindowArgs) DeepCopyInto(out *MaintenanceWindowArgs) {
 		*out = new(v1.LabelSelector)
 		(*in).DeepCopyInto(*out)
 	}
+	out.RuntimeMargin = in.RuntimeMargin
+	out.ProviderWindowDuration = in.ProviderWindowDuration
 	return
 }
 

@@ -66,9 +66,13 @@ func TestDefaultArgsOfEveryPlugin(t *testing.T) {
 		config.NodeLessPodsName:    &config.NodeLessPodsArgs{Mode: config.NodeLessPodsLeastPods, IgnoreDaemonSetPods: true},
 		config.PlacementPolicyName: &config.PlacementPolicyArgs{IgnoreDaemonSetPods: true},
 		config.MaintenanceWindowName: &config.MaintenanceWindowArgs{
-			AnnotationKey:       "scheduling.adminsched.io/maintenance-window",
-			Horizon:             metav1.Duration{Duration: 24 * time.Hour},
-			IgnoreDaemonSetPods: true,
+			AnnotationKey:          "scheduling.adminsched.io/maintenance-window",
+			Horizon:                metav1.Duration{Duration: 24 * time.Hour},
+			IgnoreDaemonSetPods:    true,
+			RuntimeAware:           true,
+			RuntimeMargin:          metav1.Duration{Duration: 10 * time.Minute},
+			ProviderSignals:        true,
+			ProviderWindowDuration: metav1.Duration{Duration: time.Hour},
 		},
 	} {
 		got, err := DefaultArgs(name)

@@ -27,6 +27,16 @@ import (
 // reads unless its args name another.
 const DefaultMaintenanceWindowAnnotation = "scheduling.adminsched.io/maintenance-window"
 
+// DefaultMaintenanceRuntimeMargin is how long before a window a pod of known
+// runtime must end unless the args say otherwise: the pod's deadline counts
+// from the kubelet's start of it, and its termination grace period (30s by
+// default) comes after.
+const DefaultMaintenanceRuntimeMargin = 10 * time.Minute
+
+// DefaultProviderWindowDuration is the length assumed for a provider's
+// window of which only the start is published.
+const DefaultProviderWindowDuration = time.Hour
+
 // SetDefaults_NodeLessPodsArgs fills the optional fields that have a default.
 func SetDefaults_NodeLessPodsArgs(obj *NodeLessPodsArgs) {
 	if obj.Mode == "" {
@@ -65,5 +75,17 @@ func SetDefaults_MaintenanceWindowArgs(obj *MaintenanceWindowArgs) {
 	}
 	if obj.IgnoreDaemonSetPods == nil {
 		obj.IgnoreDaemonSetPods = ptr.To(true)
+	}
+	if obj.RuntimeAware == nil {
+		obj.RuntimeAware = ptr.To(true)
+	}
+	if obj.RuntimeMargin == nil {
+		obj.RuntimeMargin = &metav1.Duration{Duration: DefaultMaintenanceRuntimeMargin}
+	}
+	if obj.ProviderSignals == nil {
+		obj.ProviderSignals = ptr.To(true)
+	}
+	if obj.ProviderWindowDuration == nil {
+		obj.ProviderWindowDuration = &metav1.Duration{Duration: DefaultProviderWindowDuration}
 	}
 }

@@ -228,16 +228,23 @@ func TestSetDefaults_MaintenanceWindowArgs(t *testing.T) {
 	got := &MaintenanceWindowArgs{}
 	scheme.Default(got)
 	want := &MaintenanceWindowArgs{
-		AnnotationKey:       ptr.To("scheduling.adminsched.io/maintenance-window"),
-		AvoidWithin:         &metav1.Duration{},
-		Horizon:             &metav1.Duration{Duration: 24 * time.Hour},
-		IgnoreDaemonSetPods: ptr.To(true),
+		AnnotationKey:          ptr.To("scheduling.adminsched.io/maintenance-window"),
+		AvoidWithin:            &metav1.Duration{},
+		Horizon:                &metav1.Duration{Duration: 24 * time.Hour},
+		IgnoreDaemonSetPods:    ptr.To(true),
+		RuntimeAware:           ptr.To(true),
+		RuntimeMargin:          &metav1.Duration{Duration: 10 * time.Minute},
+		ProviderSignals:        ptr.To(true),
+		ProviderWindowDuration: &metav1.Duration{Duration: time.Hour},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults (-want, +got):\n%s", diff)
 	}
+	// Set fields keep their values, false and 0s included.
 	set := &MaintenanceWindowArgs{AnnotationKey: ptr.To("k"), AvoidWithin: &metav1.Duration{Duration: time.Hour},
-		Horizon: &metav1.Duration{}, IgnoreDaemonSetPods: ptr.To(false)}
+		Horizon: &metav1.Duration{}, IgnoreDaemonSetPods: ptr.To(false), RuntimeAware: ptr.To(false),
+		RuntimeMargin: &metav1.Duration{}, ProviderSignals: ptr.To(false),
+		ProviderWindowDuration: &metav1.Duration{Duration: 4 * time.Hour}}
 	got = set.DeepCopy()
 	scheme.Default(got)
 	if diff := cmp.Diff(set, got); diff != "" {

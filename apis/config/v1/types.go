@@ -153,4 +153,27 @@ type MaintenanceWindowArgs struct {
 	// the agents that carry out the maintenance. Unset exempts none.
 	// +optional
 	ExemptPodSelector *metav1.LabelSelector `json:"exemptPodSelector,omitempty"`
+	// RuntimeAware lets a pod whose expected runtime is known (its
+	// activeDeadlineSeconds, or the maintenancewindow.adminsched.io/expected-runtime
+	// annotation) use a node whose window has not opened yet, when the pod
+	// ends at least RuntimeMargin before the window opens; Score then
+	// prefers for it the nodes whose window comes soonest after its end.
+	// An open window still rejects every pod. Defaults to true.
+	// +optional
+	RuntimeAware *bool `json:"runtimeAware,omitempty"`
+	// RuntimeMargin is how long before a window opens a pod of known
+	// runtime must end: it covers the time from binding to the kubelet's
+	// start of the pod, the pod's termination grace period, and clock skew.
+	// Defaults to 10m.
+	// +optional
+	RuntimeMargin *metav1.Duration `json:"runtimeMargin,omitempty"`
+	// ProviderSignals also reads the maintenance that cloud providers
+	// publish on nodes, next to AnnotationKey: GKE's
+	// cloud.google.com/scheduled-maintenance-time label. Defaults to true.
+	// +optional
+	ProviderSignals *bool `json:"providerSignals,omitempty"`
+	// ProviderWindowDuration is the length assumed for a provider's window,
+	// of which only the start is published. Defaults to 1h.
+	// +optional
+	ProviderWindowDuration *metav1.Duration `json:"providerWindowDuration,omitempty"`
 }

@@ -94,6 +94,18 @@ func autoConvert_v1_MaintenanceWindowArgs_To_config_MaintenanceWindowArgs(in *Ma
 		return err
 	}
 	out.ExemptPodSelector = (*metav1.LabelSelector)(unsafe.Pointer(in.ExemptPodSelector))
+	if err := metav1.Convert_Pointer_bool_To_bool(&in.RuntimeAware, &out.RuntimeAware, s); err != nil {
+		return err
+	}
+	if err := metav1.Convert_Pointer_v1_Duration_To_v1_Duration(&in.RuntimeMargin, &out.RuntimeMargin, s); err != nil {
+		return err
+	}
+	if err := metav1.Convert_Pointer_bool_To_bool(&in.ProviderSignals, &out.ProviderSignals, s); err != nil {
+		return err
+	}
+	if err := metav1.Convert_Pointer_v1_Duration_To_v1_Duration(&in.ProviderWindowDuration, &out.ProviderWindowDuration, s); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -116,6 +128,18 @@ func autoConvert_config_MaintenanceWindowArgs_To_v1_MaintenanceWindowArgs(in *co
 		return err
 	}
 	out.ExemptPodSelector = (*metav1.LabelSelector)(unsafe.Pointer(in.ExemptPodSelector))
+	if err := metav1.Convert_bool_To_Pointer_bool(&in.RuntimeAware, &out.RuntimeAware, s); err != nil {
+		return err
+	}
+	if err := metav1.Convert_v1_Duration_To_Pointer_v1_Duration(&in.RuntimeMargin, &out.RuntimeMargin, s); err != nil {
+		return err
+	}
+	if err := metav1.Convert_bool_To_Pointer_bool(&in.ProviderSignals, &out.ProviderSignals, s); err != nil {
+		return err
+	}
+	if err := metav1.Convert_v1_Duration_To_Pointer_v1_Duration(&in.ProviderWindowDuration, &out.ProviderWindowDuration, s); err != nil {
+		return err
+	}
 	return nil
 }
 

@@ -55,6 +55,26 @@ func (in *MaintenanceWindowArgs) DeepCopyInto(out *MaintenanceWindowArgs) {
 		*out = new(metav1.LabelSelector)
 		(*in).DeepCopyInto(*out)
 	}
+	if in.RuntimeAware != nil {
+		in, out := &in.RuntimeAware, &out.RuntimeAware
+		*out = new(bool)
+		**out = **in
+	}
+	if in.RuntimeMargin != nil {
+		in, out := &in.RuntimeMargin, &out.RuntimeMargin
+		*out = new(metav1.Duration)
+		**out = **in
+	}
+	if in.ProviderSignals != nil {
+		in, out := &in.ProviderSignals, &out.ProviderSignals
+		*out = new(bool)
+		**out = **in
+	}
+	if in.ProviderWindowDuration != nil {
+		in, out := &in.ProviderWindowDuration, &out.ProviderWindowDuration
+		*out = new(metav1.Duration)
+		**out = **in
+	}
 	return
 }
 

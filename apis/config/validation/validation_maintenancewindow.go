@@ -45,6 +45,16 @@ func ValidateMaintenanceWindowArgs(path *field.Path, args *config.MaintenanceWin
 	}
 	allErrs = append(allErrs, validateLookahead(path.Child("avoidWithin"), args.AvoidWithin)...)
 	allErrs = append(allErrs, validateLookahead(path.Child("horizon"), args.Horizon)...)
+	allErrs = append(allErrs, validateLookahead(path.Child("runtimeMargin"), args.RuntimeMargin)...)
+	// A provider's window of no length would never block a node: the
+	// provider says maintenance comes, so it lasts some time.
+	durationPath := path.Child("providerWindowDuration")
+	if args.ProviderWindowDuration.Duration == 0 {
+		allErrs = append(allErrs, field.Invalid(durationPath, args.ProviderWindowDuration.Duration.String(),
+			"must be positive: the length assumed for a provider's maintenance window"))
+	} else {
+		allErrs = append(allErrs, validateLookahead(durationPath, args.ProviderWindowDuration)...)
+	}
 	if args.ExemptPodSelector != nil {
 		allErrs = append(allErrs, validateSelector(path.Child("exemptPodSelector"), args.ExemptPodSelector)...)
 	}

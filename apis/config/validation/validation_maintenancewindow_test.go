@@ -31,11 +31,15 @@ import (
 
 func validMaintenance() *config.MaintenanceWindowArgs {
 	return &config.MaintenanceWindowArgs{
-		AnnotationKey:       "scheduling.adminsched.io/maintenance-window",
-		AvoidWithin:         metav1.Duration{Duration: time.Hour},
-		Horizon:             metav1.Duration{Duration: 24 * time.Hour},
-		IgnoreDaemonSetPods: true,
-		ExemptPodSelector:   &metav1.LabelSelector{MatchLabels: map[string]string{"app": "kured"}},
+		AnnotationKey:          "scheduling.adminsched.io/maintenance-window",
+		AvoidWithin:            metav1.Duration{Duration: time.Hour},
+		Horizon:                metav1.Duration{Duration: 24 * time.Hour},
+		IgnoreDaemonSetPods:    true,
+		ExemptPodSelector:      &metav1.LabelSelector{MatchLabels: map[string]string{"app": "kured"}},
+		RuntimeAware:           true,
+		RuntimeMargin:          metav1.Duration{Duration: 10 * time.Minute},
+		ProviderSignals:        true,
+		ProviderWindowDuration: metav1.Duration{Duration: time.Hour},
 	}
 }
 
@@ -91,6 +95,34 @@ func TestValidateMaintenanceWindowArgs(t *testing.T) {
 				a.AvoidWithin.Duration = MaxMaintenanceLookahead + time.Nanosecond
 			},
 			wantErrs: field.ErrorList{{Type: field.ErrorTypeInvalid, Field: p + "avoidWithin", BadValue: "8760h0m0.000000001s"}},
+		},
+		{name: "zero runtimeMargin is valid", edit: func(a *config.MaintenanceWindowArgs) { a.RuntimeMargin = metav1.Duration{} }},
+		{
+			name:     "negative runtimeMargin",
+			edit:     func(a *config.MaintenanceWindowArgs) { a.RuntimeMargin.Duration = -time.Second },
+			wantErrs: field.ErrorList{{Type: field.ErrorTypeInvalid, Field: p + "runtimeMargin", BadValue: "-1s"}},
+		},
+		{
+			name: "runtimeMargin over a year",
+			edit: func(a *config.MaintenanceWindowArgs) {
+				a.RuntimeMargin.Duration = MaxMaintenanceLookahead + time.Second
+			},
+			wantErrs: field.ErrorList{{Type: field.ErrorTypeInvalid, Field: p + "runtimeMargin", BadValue: "8760h0m1s"}},
+		},
+		{
+			name:     "zero providerWindowDuration",
+			edit:     func(a *config.MaintenanceWindowArgs) { a.ProviderWindowDuration = metav1.Duration{} },
+			wantErrs: field.ErrorList{{Type: field.ErrorTypeInvalid, Field: p + "providerWindowDuration", BadValue: "0s"}},
+		},
+		{
+			name:     "negative providerWindowDuration",
+			edit:     func(a *config.MaintenanceWindowArgs) { a.ProviderWindowDuration.Duration = -time.Hour },
+			wantErrs: field.ErrorList{{Type: field.ErrorTypeInvalid, Field: p + "providerWindowDuration", BadValue: "-1h0m0s"}},
+		},
+		{
+			name:     "providerWindowDuration over a year",
+			edit:     func(a *config.MaintenanceWindowArgs) { a.ProviderWindowDuration.Duration = 2 * MaxMaintenanceLookahead },
+			wantErrs: field.ErrorList{{Type: field.ErrorTypeInvalid, Field: p + "providerWindowDuration", BadValue: "17520h0m0s"}},
 		},
 		{
 			name: "invalid exemptPodSelector",
