@@ -31,8 +31,21 @@ import (
 // reads a Skip status.
 var skip = fwk.NewStatus(fwk.Skip)
 
-// stateKey names the cycle's earliest rejection in the CycleState.
-const stateKey fwk.StateKey = Name + "/earliestEnd"
+// stateKey names the plugin's cycleData in the CycleState.
+const stateKey fwk.StateKey = Name + "/cycle"
+
+// cycleData is what PreFilter works out once for the cycle: the pod's
+// expected runtime, read by Filter and Score, and the earliest end of the
+// windows that rejected it.
+type cycleData struct {
+	earliest earliestEnd
+	runtime  runtimeInfo
+}
+
+// Clone returns the same value: runtime does not change after PreFilter,
+// and earliest only goes down, safely from any goroutine, so a clone taken
+// for a preemption dry run may share it.
+func (c *cycleData) Clone() fwk.StateData { return c }
 
 // earliestEnd is the earliest end, in Unix microseconds (RFC 3339 years
 // reach 9999, past what nanoseconds hold), of the windows that rejected the
@@ -40,10 +53,6 @@ const stateKey fwk.StateKey = Name + "/earliestEnd"
 // they lower it with compare-and-swap, and only the one that lowers it takes
 // the retry queue's lock.
 type earliestEnd struct{ micros atomic.Int64 }
-
-// Clone returns the same value: it only ever goes down, safely from any
-// goroutine, so a clone taken for a preemption dry run may share it.
-func (e *earliestEnd) Clone() fwk.StateData { return e }
 
 // lower records t and reports whether it is earlier than any seen so far.
 func (e *earliestEnd) lower(t time.Time) bool {
@@ -60,15 +69,37 @@ func (e *earliestEnd) lower(t time.Time) bool {
 }
 
 // PreFilter returns Skip for exempt pods, so that Filter is not called, and
-// gives the cycle its earliestEnd.
-func (pl *MaintenanceWindow) PreFilter(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+// gives the cycle its cycleData when there is something to keep: a retry
+// queue, or a runtime that is known or comes from a pod group. A plain pod
+// of unknown runtime without retries costs nothing.
+func (pl *MaintenanceWindow) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	if pl.isExempt(pod) {
 		return nil, skip
 	}
-	if state != nil && pl.retries != nil {
-		state.Write(stateKey, &earliestEnd{})
-	}
+	pl.writeCycleData(ctx, state, pod)
 	return nil, nil
+}
+
+// writeCycleData works out the pod's runtime once for the cycle and keeps it
+// with the cycle's earliestEnd in state, when there is something to keep.
+func (pl *MaintenanceWindow) writeCycleData(ctx context.Context, state fwk.CycleState, pod *v1.Pod) {
+	if state == nil {
+		return
+	}
+	var rt runtimeInfo
+	if pl.runtimeAware && (podGroupName(pod) != "" || hasRuntimeHint(pod)) {
+		logger := klog.FromContext(ctx)
+		rt = pl.expectedRuntime(&logger, pod)
+	}
+	if pl.retries != nil || rt.known || podGroupName(pod) != "" {
+		state.Write(stateKey, &cycleData{runtime: rt})
+	}
+}
+
+// hasRuntimeHint reports whether pod says anything about its runtime.
+func hasRuntimeHint(pod *v1.Pod) bool {
+	_, ok := pod.Annotations[ExpectedRuntimeAnnotation]
+	return ok || pod.Spec.ActiveDeadlineSeconds != nil
 }
 
 // PreFilterExtensions returns nil: nothing depends on the cycle's other pods.
@@ -99,6 +130,11 @@ func (pl *MaintenanceWindow) Filter(ctx context.Context, state fwk.CycleState, p
 	if !blocked {
 		return nil
 	}
+	// A window that has not opened yet spares a pod that ends before it;
+	// an open window rejects every pod.
+	if start.After(now) && pl.endsBefore(pl.runtimeOf(state, pod), now, start) {
+		return nil
+	}
 	pl.retryAt(ctx, state, pod, until)
 	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, reason(now, start, until))
 }
@@ -111,7 +147,7 @@ func (pl *MaintenanceWindow) retryAt(ctx context.Context, state fwk.CycleState, 
 	}
 	if state != nil {
 		if data, err := state.Read(stateKey); err == nil {
-			if e, ok := data.(*earliestEnd); ok && !e.lower(until) {
+			if c, ok := data.(*cycleData); ok && !c.earliest.lower(until) {
 				return
 			}
 		}

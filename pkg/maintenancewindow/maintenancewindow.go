@@ -52,11 +52,18 @@ type MaintenanceWindow struct {
 	avoidWithin     time.Duration
 	horizon         time.Duration
 	ignoreDaemonSet bool
+	// runtimeAware lets a pod of known runtime use a node until
+	// runtimeMargin before its window opens.
+	runtimeAware  bool
+	runtimeMargin time.Duration
 	// exempt is nil when no selector exempts pods.
 	exempt labels.Selector
 
 	clock   clock.WithDelayedExecution
 	windows *windowCache
+	// handle gives the scheduler's view of pod groups; nil in unit tests
+	// that build the plugin alone.
+	handle fwk.Handle
 
 	// retries activates pods rejected by windows when the windows end; nil
 	// when the handle offers no pod informer.
@@ -94,8 +101,11 @@ func newWithClock(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock
 		avoidWithin:     args.AvoidWithin.Duration,
 		horizon:         args.Horizon.Duration,
 		ignoreDaemonSet: args.IgnoreDaemonSetPods,
+		runtimeAware:    args.RuntimeAware,
+		runtimeMargin:   args.RuntimeMargin.Duration,
 		clock:           c,
 		windows:         newWindowCache(),
+		handle:          h,
 	}
 	if args.ExemptPodSelector != nil {
 		if pl.exempt, err = metav1.LabelSelectorAsSelector(args.ExemptPodSelector); err != nil {
@@ -109,7 +119,7 @@ func newWithClock(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock
 	live.join(ctx, pl, profile)
 	klog.FromContext(ctx).V(2).Info("Plugin initialized", "plugin", Name, "annotationKey", pl.key,
 		"avoidWithin", pl.avoidWithin, "horizon", pl.horizon, "ignoreDaemonSetPods", pl.ignoreDaemonSet,
-		"exemptPodSelector", args.ExemptPodSelector)
+		"exemptPodSelector", args.ExemptPodSelector, "runtimeAware", pl.runtimeAware, "runtimeMargin", pl.runtimeMargin)
 	return pl, nil
 }
 
@@ -135,12 +145,36 @@ func (pl *MaintenanceWindow) nodeWindows(logger klog.Logger, node *v1.Node) []wi
 	return pl.windows.windows(logger, node.Name, pl.key, value)
 }
 
-// signatureKey names the plugin's signature fragment: whether the pod is
-// exempt, the only thing about the pod that the plugin reads.
-const signatureKey = "MaintenanceWindow.isExempt()"
+// The plugin's signature fragments: what it reads of the pod.
+const (
+	// signatureKey is whether the pod is exempt.
+	signatureKey = "MaintenanceWindow.isExempt()"
+	// runtimeSignatureKey is the pod's own expected runtime in
+	// nanoseconds, -1 when unknown (or the look-ahead is off).
+	runtimeSignatureKey = "MaintenanceWindow.expectedRuntime()"
+	// groupSignatureKey is the pod's group, namespace/name, "" for none:
+	// a member is judged by its group's runtime.
+	groupSignatureKey = "v1.Pod.Spec.SchedulingGroup.PodGroupName"
+)
 
-// SignPod signs a pod with whether it is exempt: every other pod gets the
-// same filter and score results, so the profile keeps opportunistic batching.
+// SignPod signs a pod with what the plugin reads of it: whether it is
+// exempt, its expected runtime and its pod group. Pods that agree on these
+// get the same filter and score results, so the profile keeps opportunistic
+// batching.
 func (pl *MaintenanceWindow) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
-	return []fwk.SignFragment{{Key: signatureKey, Value: pl.isExempt(pod)}}, nil
+	runtime := int64(-1)
+	group := ""
+	if pl.runtimeAware {
+		if rt, _ := podRuntime(pod); rt.known {
+			runtime = int64(rt.d)
+		}
+		if name := podGroupName(pod); name != "" {
+			group = pod.Namespace + "/" + name
+		}
+	}
+	return []fwk.SignFragment{
+		{Key: signatureKey, Value: pl.isExempt(pod)},
+		{Key: runtimeSignatureKey, Value: runtime},
+		{Key: groupSignatureKey, Value: group},
+	}, nil
 }

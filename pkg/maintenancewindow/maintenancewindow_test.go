@@ -360,7 +360,9 @@ func TestExemptPods(t *testing.T) {
 				t.Errorf("Filter on a node in a window passes: %v, want %v", got, tc.exempt)
 			}
 			fragments, _ := pl.SignPod(ctx, tc.pod)
-			if diff := cmp.Diff([]fwk.SignFragment{{Key: signatureKey, Value: tc.exempt}}, fragments); diff != "" {
+			want := []fwk.SignFragment{{Key: signatureKey, Value: tc.exempt},
+				{Key: runtimeSignatureKey, Value: int64(-1)}, {Key: groupSignatureKey, Value: ""}}
+			if diff := cmp.Diff(want, fragments); diff != "" {
 				t.Errorf("SignPod (-want +got):\n%s", diff)
 			}
 		})

@@ -18,35 +18,72 @@ package maintenancewindow
 
 import (
 	"context"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 )
 
-// PreScore returns Skip for exempt pods and when the horizon is 0.
-func (pl *MaintenanceWindow) PreScore(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) *fwk.Status {
+// PreScore returns Skip for exempt pods and when the horizon is 0. In a
+// profile that enables the plugin at score without preFilter, it works out
+// the pod's runtime for the cycle.
+func (pl *MaintenanceWindow) PreScore(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) *fwk.Status {
 	if pl.horizon <= 0 || pl.isExempt(pod) {
 		return skip
+	}
+	if state != nil && pl.runtimeAware {
+		if _, err := state.Read(stateKey); err != nil {
+			pl.writeCycleData(ctx, state, pod)
+		}
 	}
 	return nil
 }
 
 // Score returns how long until the node's next window opens, in seconds,
 // capped at the horizon: a node without a window within the horizon gets
-// the horizon, a node whose window is open 0.
-func (pl *MaintenanceWindow) Score(ctx context.Context, _ fwk.CycleState, _ *v1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
+// the horizon, a node whose window is open 0. A pod of known runtime is
+// scored by fitScore instead.
+func (pl *MaintenanceWindow) Score(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeInfo fwk.NodeInfo) (int64, *fwk.Status) {
 	node := nodeInfo.Node()
 	if node == nil {
 		return 0, fwk.NewStatus(fwk.Error, "node not found")
 	}
 	horizon := int64(pl.horizon.Seconds())
 	ws := pl.nodeWindows(klog.FromContext(ctx), node)
-	until, ok := nextStart(ws, pl.clock.Now())
+	now := pl.clock.Now()
+	until, ok := nextStart(ws, now)
+	if rt := pl.runtimeOf(state, pod); rt.known {
+		return pl.fitScore(rt, now, until, ok), nil
+	}
 	if !ok {
 		return horizon, nil
 	}
 	return min(int64(until.Seconds()), horizon), nil
+}
+
+// fitScore is the raw score, on NormalizeScore's scale of 0 to the horizon
+// in seconds, of a node for a pod of runtime rt whose next window opens in
+// until (hasWindow false: none). The nodes that the pod leaves before their
+// window opens rank first, the sooner after the pod's end the better
+// (slack 0: the horizon; slack of the horizon or more: a tenth of it, as a
+// node without a window): they are the capacity that a long-running pod
+// cannot use, and the nodes without a window stay free for those. A node
+// whose window would interrupt the pod scores 0.
+func (pl *MaintenanceWindow) fitScore(rt runtimeInfo, now time.Time, until time.Duration, hasWindow bool) int64 {
+	horizon := int64(pl.horizon.Seconds())
+	if horizon <= 0 {
+		return 0 // NormalizeScore gives every node MaxScore
+	}
+	floor := horizon / 10
+	if !hasWindow {
+		return floor
+	}
+	if !pl.endsBefore(rt, now, now.Add(until)) {
+		return 0
+	}
+	slack := int64((until - rt.d - pl.runtimeMargin).Seconds())
+	return floor + (horizon-min(slack, horizon))*(horizon-floor)/horizon
 }
 
 // ScoreExtensions returns the plugin itself: it normalizes its scores.
