@@ -19,6 +19,7 @@ package maintenancewindow
 import (
 	"context"
 	"fmt"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
@@ -26,32 +27,53 @@ import (
 )
 
 // EventsToRegister returns the node events that can end a rejection: a node
-// added, or a node's annotations changed (a window removed or moved). The
-// end of a window is no event: Filter plans that retry (see retry.go).
+// added, or a node's annotations changed (a window removed or moved), or its
+// labels when a source lives in labels (GKE's). The end of a window is no
+// event: Filter plans that retry (see retry.go).
 func (pl *MaintenanceWindow) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
+	actions := fwk.Add
+	for _, src := range pl.sources {
+		if src.where == inLabels {
+			actions |= fwk.UpdateNodeLabel
+		} else {
+			actions |= fwk.UpdateNodeAnnotation
+		}
+	}
 	return []fwk.ClusterEventWithHint{
-		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeAnnotation}, QueueingHintFn: pl.isSchedulableAfterNodeChange},
+		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: actions}, QueueingHintFn: pl.isSchedulableAfterNodeChange},
 	}, nil
 }
 
-// isSchedulableAfterNodeChange queues the pod when the node is not blocked
-// by a window now and was blocked before the change (or is new).
+// isSchedulableAfterNodeChange queues the pod when the node does not block
+// it now and blocked it before the change (or is new). A window that has
+// not opened yet does not block a pod that ends before it, as in Filter.
 func (pl *MaintenanceWindow) isSchedulableAfterNodeChange(logger klog.Logger, pod *v1.Pod, oldObj, newObj interface{}) (fwk.QueueingHint, error) {
 	newNode, ok := newObj.(*v1.Node)
 	if !ok {
 		return fwk.Queue, fmt.Errorf("%s: want a *v1.Node, got %T", Name, newObj)
 	}
 	now := pl.clock.Now()
-	if _, until, blocked := blockedUntil(pl.nodeWindows(logger, newNode), now, pl.avoidWithin); blocked {
+	rt := pl.expectedRuntime(nil, pod)
+	if until, blocked := pl.blocks(logger, newNode, now, rt); blocked {
 		logger.V(5).Info("Node is still in a maintenance window", "pod", klog.KObj(pod), "node", klog.KObj(newNode), "until", until)
 		return fwk.QueueSkip, nil
 	}
 	if oldNode, isNode := oldObj.(*v1.Node); isNode && oldNode != nil {
-		if _, _, blocked := blockedUntil(pl.nodeWindows(logger, oldNode), now, pl.avoidWithin); !blocked {
+		if _, blocked := pl.blocks(logger, oldNode, now, rt); !blocked {
 			// Not blocked before either: the change is not what the pod waits for.
 			return fwk.QueueSkip, nil
 		}
 	}
 	logger.V(5).Info("Node is out of its maintenance window", "pod", klog.KObj(pod), "node", klog.KObj(newNode))
 	return fwk.Queue, nil
+}
+
+// blocks reports whether node's windows keep a pod of runtime rt off it at
+// now, and until when.
+func (pl *MaintenanceWindow) blocks(logger klog.Logger, node *v1.Node, now time.Time, rt runtimeInfo) (time.Time, bool) {
+	start, until, blocked := blockedUntil(pl.nodeWindows(logger, node), now, pl.avoidWithin)
+	if blocked && start.After(now) && pl.endsBefore(rt, now, start) {
+		return time.Time{}, false
+	}
+	return until, blocked
 }

@@ -61,6 +61,9 @@ type MaintenanceWindow struct {
 
 	clock   clock.WithDelayedExecution
 	windows *windowCache
+	// sources are where nodes announce windows: the annotation, then the
+	// providers' signals unless providerSignals is off.
+	sources []source
 	// handle gives the scheduler's view of pod groups; nil in unit tests
 	// that build the plugin alone.
 	handle fwk.Handle
@@ -104,8 +107,12 @@ func newWithClock(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock
 		runtimeAware:    args.RuntimeAware,
 		runtimeMargin:   args.RuntimeMargin.Duration,
 		clock:           c,
-		windows:         newWindowCache(),
+		windows:         newWindowCache(args.ProviderWindowDuration.Duration),
 		handle:          h,
+	}
+	pl.sources = []source{{key: pl.key, where: inAnnotations, format: formatIntervals}}
+	if args.ProviderSignals {
+		pl.sources = append(pl.sources, providerSources...)
 	}
 	if args.ExemptPodSelector != nil {
 		if pl.exempt, err = metav1.LabelSelectorAsSelector(args.ExemptPodSelector); err != nil {
@@ -119,7 +126,8 @@ func newWithClock(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock
 	live.join(ctx, pl, profile)
 	klog.FromContext(ctx).V(2).Info("Plugin initialized", "plugin", Name, "annotationKey", pl.key,
 		"avoidWithin", pl.avoidWithin, "horizon", pl.horizon, "ignoreDaemonSetPods", pl.ignoreDaemonSet,
-		"exemptPodSelector", args.ExemptPodSelector, "runtimeAware", pl.runtimeAware, "runtimeMargin", pl.runtimeMargin)
+		"exemptPodSelector", args.ExemptPodSelector, "runtimeAware", pl.runtimeAware, "runtimeMargin", pl.runtimeMargin,
+		"providerSignals", args.ProviderSignals, "providerWindowDuration", args.ProviderWindowDuration.Duration)
 	return pl, nil
 }
 
@@ -134,15 +142,6 @@ func (pl *MaintenanceWindow) isExempt(pod *v1.Pod) bool {
 		}
 	}
 	return pl.exempt != nil && pl.exempt.Matches(labels.Set(pod.Labels))
-}
-
-// nodeWindows returns the maintenance windows node announces.
-func (pl *MaintenanceWindow) nodeWindows(logger klog.Logger, node *v1.Node) []window {
-	value, ok := node.Annotations[pl.key]
-	if !ok || value == "" {
-		return nil
-	}
-	return pl.windows.windows(logger, node.Name, pl.key, value)
 }
 
 // The plugin's signature fragments: what it reads of the pod.

@@ -200,11 +200,10 @@ func (pl *MaintenanceWindow) countNodeStates(counts map[string]int) {
 // nodeState returns node's window state at now; ok is false for a node with
 // no window within the horizon (nor within avoidWithin).
 func (pl *MaintenanceWindow) nodeState(node *v1.Node, now time.Time) (string, bool) {
-	value, ok := node.Annotations[pl.key]
-	if !ok || value == "" {
+	ws, found, err := pl.parseNodeWindows(node)
+	if !found {
 		return "", false
 	}
-	ws, err := pl.windows.parse(value)
 	if err != nil {
 		return stateInvalid, true
 	}

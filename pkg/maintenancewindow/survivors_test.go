@@ -263,10 +263,10 @@ func TestWindowCacheBounded(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			logger, _ := ktesting.NewTestContext(t)
-			c := newWindowCache()
+			c := newWindowCache(time.Hour)
 			most := 0
 			for i := range tc.values {
-				if ws := c.windows(logger, "n", key, validValue(i)); len(ws) != 1 {
+				if ws := c.windows(logger, "n", annotationSource, validValue(i)); len(ws) != 1 {
 					t.Fatalf("value %d: %d windows, want 1", i, len(ws))
 				}
 				most = max(most, len(c.values))
@@ -292,13 +292,13 @@ func TestFullWindowCacheKeepsWhatItLogged(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			buffered := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.BufferLogs(true)))
-			c := newWindowCache()
-			c.windows(buffered, "n", key, "soon")
+			c := newWindowCache(time.Hour)
+			c.windows(buffered, "n", annotationSource, "soon")
 			for i := 0; len(c.values) < maxCached; i++ {
-				c.windows(buffered, "n", key, validValue(i))
+				c.windows(buffered, "n", annotationSource, validValue(i))
 			}
 			for _, v := range tc.lookup {
-				c.windows(buffered, "n", key, v)
+				c.windows(buffered, "n", annotationSource, v)
 			}
 			logged := 0
 			for _, e := range buffered.GetSink().(ktesting.Underlier).GetBuffer().Data() {
@@ -400,3 +400,6 @@ func TestCleanStopLogsNothing(t *testing.T) {
 		})
 	}
 }
+
+// annotationSource is the default annotation as the plugin reads it.
+var annotationSource = source{key: key, where: inAnnotations, format: formatIntervals}

@@ -121,83 +121,109 @@ func nextStart(ws []window, now time.Time) (time.Duration, bool) {
 // malformed value may be logged once more.
 const maxCached = 4096
 
-// parsed is an annotation value, parsed.
+// parsed is a source's value, parsed.
 type parsed struct {
 	windows []window
 	err     error
 }
 
-// windowCache parses each distinct annotation value once (nodes of a pool
-// usually share one) and logs a malformed value once per node and value.
-// Filter and Score call it from parallel goroutines.
-type windowCache struct {
-	mu     sync.RWMutex
-	values map[string]parsed
-	logged map[[2]string]struct{}
+// cacheKey is a value as read by one format: the same text may mean
+// different windows in two formats. A struct key, so that a lookup
+// allocates nothing.
+type cacheKey struct {
+	format format
+	value  string
 }
 
-func newWindowCache() *windowCache {
-	return &windowCache{values: map[string]parsed{}, logged: map[[2]string]struct{}{}}
+// loggedKey is a malformed value of one source on one node.
+type loggedKey struct {
+	node, key, value string
+}
+
+// windowCache parses each distinct value once per format (nodes of a pool
+// usually share one) and logs a malformed value once per node, source and
+// value. Filter and Score call it from parallel goroutines. providerDuration
+// is the length given to the windows of formats that publish a start only.
+type windowCache struct {
+	providerDuration time.Duration
+
+	mu     sync.RWMutex
+	values map[cacheKey]parsed
+	logged map[loggedKey]struct{}
+}
+
+func newWindowCache(providerDuration time.Duration) *windowCache {
+	return &windowCache{providerDuration: providerDuration, values: map[cacheKey]parsed{}, logged: map[loggedKey]struct{}{}}
 }
 
 // errMalformed marks a value that could not be parsed.
 var errMalformed = errors.New("malformed maintenance window annotation")
 
-// windows returns the windows of value, the annotation of node; a
-// malformed value has none, and is logged once per node and value.
-func (c *windowCache) windows(logger klog.Logger, node, key, value string) []window {
+// windows returns the windows of value, src's value on node; a malformed
+// value has none, and is logged once per node, source and value.
+func (c *windowCache) windows(logger klog.Logger, node string, src source, value string) []window {
+	k := cacheKey{src.format, value}
 	c.mu.RLock()
-	p, ok := c.values[value]
+	p, ok := c.values[k]
 	logged := false
 	if ok && p.err != nil {
-		// Only a malformed value needs the (node, value) key hashed.
-		_, logged = c.logged[[2]string{node, value}]
+		// Only a malformed value needs the logged key hashed.
+		_, logged = c.logged[loggedKey{node, src.key, value}]
 	}
 	c.mu.RUnlock()
 	if ok && (p.err == nil || logged) {
 		return p.windows
 	}
 	if !ok {
-		ws, err := parseWindows(value)
+		ws, err := c.parseFormat(src.format, value)
 		p = parsed{windows: ws, err: err}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.storeLocked(value, p)
+	c.storeLocked(k, p)
 	if p.err != nil {
-		if _, done := c.logged[[2]string{node, value}]; !done {
-			c.logged[[2]string{node, value}] = struct{}{}
+		if _, done := c.logged[loggedKey{node, src.key, value}]; !done {
+			c.logged[loggedKey{node, src.key, value}] = struct{}{}
 			logger.Error(fmt.Errorf("%w: %w", errMalformed, p.err), "Ignoring the node's maintenance windows",
-				"node", node, "annotation", key, "value", value)
+				"node", node, src.where.String(), src.key, "value", value)
 		}
 		return nil
 	}
 	return p.windows
 }
 
-// storeLocked caches p for value, starting over past maxCached. c.mu must be
-// held.
-func (c *windowCache) storeLocked(value string, p parsed) {
-	if len(c.values) >= maxCached {
-		c.values = map[string]parsed{}
-		c.logged = map[[2]string]struct{}{}
+// parseFormat parses value in format f.
+func (c *windowCache) parseFormat(f format, value string) ([]window, error) {
+	if f == formatUnixStart {
+		return parseUnixStart(value, c.providerDuration)
 	}
-	c.values[value] = p
+	return parseWindows(value)
 }
 
-// parse returns the windows of value, or why it does not parse, through the
-// cache and without logging: the metrics' scrape reads every node's value,
-// and Filter already logs a malformed one.
-func (c *windowCache) parse(value string) ([]window, error) {
+// storeLocked caches p for k, starting over past maxCached. c.mu must be
+// held.
+func (c *windowCache) storeLocked(k cacheKey, p parsed) {
+	if len(c.values) >= maxCached {
+		c.values = map[cacheKey]parsed{}
+		c.logged = map[loggedKey]struct{}{}
+	}
+	c.values[k] = p
+}
+
+// parse returns the windows of value in format f, or why it does not parse,
+// through the cache and without logging: the metrics' scrape reads every
+// node's value, and Filter already logs a malformed one.
+func (c *windowCache) parse(f format, value string) ([]window, error) {
+	k := cacheKey{f, value}
 	c.mu.RLock()
-	p, ok := c.values[value]
+	p, ok := c.values[k]
 	c.mu.RUnlock()
 	if ok {
 		return p.windows, p.err
 	}
-	ws, err := parseWindows(value)
+	ws, err := c.parseFormat(f, value)
 	c.mu.Lock()
-	c.storeLocked(value, parsed{windows: ws, err: err})
+	c.storeLocked(k, parsed{windows: ws, err: err})
 	c.mu.Unlock()
 	return ws, err
 }
