@@ -72,7 +72,7 @@ var providerSources = []source{
 }
 
 // value returns src's value on node, "" when it has none.
-func (src source) value(node *v1.Node) string {
+func (src *source) value(node *v1.Node) string {
 	if src.where == inLabels {
 		return node.Labels[src.key]
 	}
@@ -106,12 +106,13 @@ func parseUnixStart(value string, d time.Duration) ([]window, error) {
 func (pl *MaintenanceWindow) nodeWindows(logger klog.Logger, node *v1.Node) []window {
 	var ws []window
 	merged := false
-	for _, src := range pl.sources {
+	for i := range pl.sources {
+		src := &pl.sources[i]
 		value := src.value(node)
 		if value == "" {
 			continue
 		}
-		got := pl.windows.windows(logger, node.Name, src, value)
+		got := pl.windows.windows(logger, node.Name, *src, value)
 		ws, merged = mergeWindows(ws, got, merged)
 	}
 	return ws
@@ -123,7 +124,8 @@ func (pl *MaintenanceWindow) parseNodeWindows(node *v1.Node) ([]window, bool, er
 	var ws []window
 	merged, found := false, false
 	var firstErr error
-	for _, src := range pl.sources {
+	for i := range pl.sources {
+		src := &pl.sources[i]
 		value := src.value(node)
 		if value == "" {
 			continue
