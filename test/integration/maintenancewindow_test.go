@@ -18,6 +18,7 @@ package integration
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +26,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	configv1 "k8s.io/kube-scheduler/config/v1"
+	"k8s.io/utils/ptr"
+
+	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
+	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow"
 )
 
 const maintenanceKey = "scheduling.adminsched.io/maintenance-window"
@@ -118,5 +123,54 @@ func TestMaintenanceWindowEndRetriesPod(t *testing.T) {
 	t.Logf("scheduled %v after the window ended", late.Round(100*time.Millisecond))
 	if late > 30*time.Second {
 		t.Errorf("scheduled %v after the window ended: the retry at the window's end did not happen", late)
+	}
+}
+
+// avoidingConfig is maintenanceConfig with avoidWithin 2h: a node whose
+// window opens within two hours is filtered for pods of unknown runtime.
+func avoidingConfig() *configv1.KubeSchedulerConfiguration {
+	return schedulerConfig(profile("MaintenanceWindow", 1, &v1config.MaintenanceWindowArgs{AvoidWithin: &metav1.Duration{Duration: 2 * time.Hour}}))
+}
+
+// TestMaintenanceWindowJobUsesTheHourBeforeTheWindow: the only node's window
+// opens in an hour. A Job's pod with a 20-minute activeDeadlineSeconds (and
+// one that declares 20m in the expected-runtime annotation) ends before it,
+// with the 10-minute margin, and is bound there; a Deployment's pod (no
+// deadline) is rejected.
+func TestMaintenanceWindowJobUsesTheHourBeforeTheWindow(t *testing.T) {
+	tc := newTestContext(t)
+	tc.createNodes(makeNode("mw-soon", withWindow(windowFrom(time.Hour, 3*time.Hour))))
+	tc.startScheduler(avoidingConfig())
+	job := tc.makePod("job")
+	job.Spec.ActiveDeadlineSeconds = ptr.To[int64](1200)
+	tc.createPod(job)
+	declared := tc.makePod("declared")
+	declared.Annotations = map[string]string{maintenancewindow.ExpectedRuntimeAnnotation: "20m"}
+	tc.createPod(declared)
+	tc.createPod(tc.makePod("deployment"))
+	for name, node := range tc.waitScheduled("job", "declared") {
+		if node != "mw-soon" {
+			t.Errorf("pod %s landed on %s, want mw-soon", name, node)
+		}
+	}
+	if msg := tc.failedSchedulingMessage("deployment"); !strings.Contains(msg, "node's maintenance window opens at") {
+		t.Errorf("FailedScheduling message %q does not name the window", msg)
+	}
+}
+
+// TestMaintenanceWindowGKELabel: a node that GKE labels with a maintenance
+// starting in 30 minutes is filtered for a pod of unknown runtime, as one
+// with the annotation is; the label's value is Unix epoch seconds.
+func TestMaintenanceWindowGKELabel(t *testing.T) {
+	tc := newTestContext(t)
+	start := time.Now().Add(30 * time.Minute).Truncate(time.Second).UTC()
+	tc.createNodes(makeNode("mw-gke", withLabels(map[string]string{
+		maintenancewindow.GKEMaintenanceLabel: strconv.FormatInt(start.Unix(), 10),
+	})))
+	tc.startScheduler(avoidingConfig())
+	tc.createPod(tc.makePod("deployment"))
+	want := "node's maintenance window opens at " + start.Format(time.RFC3339) + " (until " + start.Add(time.Hour).Format(time.RFC3339) + ")"
+	if msg := tc.failedSchedulingMessage("deployment"); !strings.Contains(msg, want) {
+		t.Errorf("FailedScheduling message %q, want it to contain %q", msg, want)
 	}
 }
