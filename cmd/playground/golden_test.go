@@ -44,6 +44,7 @@ var goldenRuns = []struct {
 	{scenario: "consolidation.yaml", config: "../../manifests/nodelesspods/consolidation-config.yaml", compare: scenarios + "mostpods-config.yaml"},
 	{scenario: "placement.yaml", config: scenarios + "placement-config.yaml", compare: defaultProfile},
 	{scenario: "maintenance.yaml", config: "../../manifests/maintenancewindow/scheduler-config.yaml", compare: defaultProfile},
+	{scenario: "maintenance-lookahead.yaml", config: scenarios + "maintenance-lookahead-config.yaml", compare: scenarios + "maintenance-lookahead-off-config.yaml"},
 	{scenario: "rebalance.yaml", config: "../../manifests/nodelesspods/consolidation-config.yaml", compare: defaultProfile},
 	{scenario: "licenses.yaml", config: shippedConfig, compare: defaultProfile},
 }

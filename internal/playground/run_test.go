@@ -59,6 +59,8 @@ func TestPlayScenarios(t *testing.T) {
 		{name: "weights 1 and 3", scenario: scenarios + "weights.yaml",
 			configs: []string{scenarios + "leastpods-weight-1-config.yaml", shippedConfig}, check: checkWeights},
 		{name: "maintenance", scenario: scenarios + "maintenance.yaml", configs: []string{maintenanceConfig}, check: checkMaintenance},
+		{name: "maintenance look-ahead then runtimeAware off", scenario: scenarios + "maintenance-lookahead.yaml",
+			configs: []string{lookaheadConfig, lookaheadOffConfig}, explain: true, check: checkMaintenanceLookahead},
 		{name: "placement", scenario: scenarios + "placement.yaml", configs: []string{scenarios + "placement-config.yaml"}, check: checkPlacement},
 		{name: "rebalance with consolidation then the default profile", scenario: scenarios + "rebalance.yaml",
 			configs: []string{consolidationConfig, defaultProfile}, check: checkRebalance},
