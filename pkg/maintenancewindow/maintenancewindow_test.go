@@ -467,17 +467,32 @@ func waitFor(cond func() bool) error {
 
 func TestNoWindowPathDoesNotAllocate(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
-	pl, _, _ := newPlugin(t, defaultArgs(nil))
-	pod := st.MakePod().Name("p").Namespace("default").Obj()
-	plain := nodeInfo(node("n", ""))
-	allocs := testing.AllocsPerRun(100, func() {
-		pl.PreFilter(ctx, nil, pod, nil)
-		if !pl.Filter(ctx, nil, pod, plain).IsSuccess() {
-			t.Fatal("Filter rejected a node without windows")
-		}
-		pl.Score(ctx, nil, pod, plain)
-	})
-	if allocs != 0 {
-		t.Errorf("PreFilter+Filter+Score on a node without windows: %v allocs, want 0", allocs)
+	far := "2099-01-01T00:00:00Z/2099-01-01T04:00:00Z"
+	tests := []struct {
+		name string
+		node *v1.Node
+	}{
+		{name: "no window", node: node("n", "")},
+		{name: "annotation far ahead", node: node("n", far)},
+		{name: "GKE label far ahead", node: gkeNode("n", "4070908800", "")},
+		{name: "malformed GKE label", node: gkeNode("n", "soon", "")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pl, _, _ := newPlugin(t, defaultArgs(nil))
+			pod := st.MakePod().Name("p").Namespace("default").Obj()
+			ni := nodeInfo(tc.node)
+			pl.Filter(ctx, nil, pod, ni) // parse and log once
+			allocs := testing.AllocsPerRun(100, func() {
+				pl.PreFilter(ctx, nil, pod, nil)
+				if !pl.Filter(ctx, nil, pod, ni).IsSuccess() {
+					t.Fatal("Filter rejected a node without a window near")
+				}
+				pl.Score(ctx, nil, pod, ni)
+			})
+			if allocs != 0 {
+				t.Errorf("PreFilter+Filter+Score for a pod of unknown runtime: %v allocs, want 0", allocs)
+			}
+		})
 	}
 }
