@@ -32,6 +32,8 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/nodeaffinity"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
+
+	"github.com/adminsched/scheduler-plugins/apis/config"
 )
 
 const regionKey = "topology.kubernetes.io/region"
@@ -210,4 +212,32 @@ func BenchmarkScore(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(nodes)), "ns/node")
+}
+
+// BenchmarkFilterRuntime is one cycle's PreFilter and Filter over 100 nodes
+// whose window opens in 30 minutes (avoidWithin 1h), for a pod of unknown
+// runtime (rejected everywhere) and a Job's pod that ends first (admitted
+// everywhere), side by side.
+func BenchmarkFilterRuntime(b *testing.B) {
+	metrics.Register()
+	ctx := context.Background() // no per-plan log lines in the loop
+	nodes := benchNodes(100, interval(0.5, 2))
+	for _, c := range []struct {
+		name string
+		pod  *v1.Pod
+	}{{"runtime=unknown", pendingPod("p")}, {"runtime=10m", jobPod("job", 600, "")}} {
+		b.Run(c.name, func(b *testing.B) {
+			pl, _, _ := newPlugin(b, defaultArgs(func(a *config.MaintenanceWindowArgs) { a.AvoidWithin.Duration = time.Hour }))
+			pl.retries = nil // the retry queue's cost is BenchmarkFilterRejection's
+			b.ReportAllocs()
+			for b.Loop() {
+				state := framework.NewCycleState()
+				pl.PreFilter(ctx, state, c.pod, nil)
+				for _, ni := range nodes {
+					pl.Filter(ctx, state, c.pod, ni)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(nodes)), "ns/node")
+		})
+	}
 }
