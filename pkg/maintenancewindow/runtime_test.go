@@ -17,11 +17,13 @@ limitations under the License.
 package maintenancewindow
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
@@ -240,6 +242,45 @@ func TestSignPodRuntime(t *testing.T) {
 			fb, _ := pl.SignPod(ctx, tc.b)
 			if got := cmp.Equal(fa, fb); got != tc.same {
 				t.Errorf("same signature: got %v, want %v\n%v\n%v", got, tc.same, fa, fb)
+			}
+		})
+	}
+}
+
+// TestMalformedRuntimeIsLoggedOnce: a malformed annotation is logged once
+// per cycle, at V(4), and Filter still runs.
+func TestMalformedRuntimeIsLoggedOnce(t *testing.T) {
+	tests := []struct {
+		name       string
+		annotation string
+		want       int
+	}{
+		{name: "malformed", annotation: "20 minutes", want: 1},
+		{name: "absurd", annotation: "9000h", want: 1},
+		{name: "well-formed", annotation: "20m", want: 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.BufferLogs(true), ktesting.Verbosity(4)))
+			ctx := klog.NewContext(context.Background(), logger)
+			n := node("soon", interval(1, 3))
+			pl, _, _ := newPlugin(t, defaultArgs(func(a *config.MaintenanceWindowArgs) { a.AvoidWithin.Duration = 2 * time.Hour }), n)
+			pod := jobPod("p", 0, tc.annotation)
+			state := framework.NewCycleState()
+			pl.PreFilter(ctx, state, pod, nil)
+			for range 3 {
+				pl.Filter(ctx, state, pod, nodeInfo(n))
+			}
+			pl.PreScore(ctx, state, pod, nil)
+			pl.Score(ctx, state, pod, nodeInfo(n))
+			got := 0
+			for _, e := range logger.GetSink().(ktesting.Underlier).GetBuffer().Data() {
+				if e.Message == "Ignoring the pod's expected runtime" {
+					got++
+				}
+			}
+			if got != tc.want {
+				t.Errorf("logged %d times, want %d", got, tc.want)
 			}
 		})
 	}
