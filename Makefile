@@ -127,8 +127,11 @@ playground: ## Build bin/playground.
 	$(GO) build -o $(BIN_DIR)/playground ./cmd/playground
 
 .PHONY: demo
-demo: envtest playground ## Run the tutorial's scenario on an embedded control plane (ARGS="--output json" ...).
-	$(BIN_DIR)/playground --assets $(BIN_DIR) $${ARGS:-}
+# The builds report on stderr, so that stdout holds the playground's output
+# alone: make demo ARGS="--output json" | jq works.
+demo: ## Run the tutorial's scenario on an embedded control plane (ARGS="--output json" ...).
+	@$(MAKE) --no-print-directory envtest playground >&2
+	@$(BIN_DIR)/playground --assets $(BIN_DIR) $${ARGS:-}
 
 .PHONY: fuzz
 fuzz: ## Fuzz the count cache for FUZZTIME (default 60s).
