@@ -47,12 +47,30 @@ profiles:
       - name: NodeLessPods
         args: {mode: Fewest}
 `)
+	typo := writeFile(t, "typo.yaml", `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: custom-scheduler
+    plugins:
+      multiPoint:
+        enabled:
+          - name: NodeLessPod
+      filter:
+        enabled:
+          - name: PlacementPolcy
+`)
 	tests := []struct {
 		name     string
 		args     []string
 		wantCode int
 		want     []string
 	}{
+		// kube-scheduler refuses these only once it builds the profile,
+		// naming one of them at an extension point it expanded first.
+		{name: "unknown plugins, before anything starts", args: []string{"--config", typo, "--scenario", tutorial}, wantCode: 2,
+			want: []string{"playground: scheduler config " + typo,
+				`profiles[0].plugins.filter.enabled[0].name: Invalid value: "PlacementPolcy": no such plugin; did you mean "PlacementPolicy"?`,
+				`profiles[0].plugins.multiPoint.enabled[0].name: Invalid value: "NodeLessPod": no such plugin; did you mean "NodeLessPods"?`}},
 		{name: "invalid plugin args", args: []string{"--config", badMode, "--scenario", tutorial}, wantCode: 2,
 			want: []string{"playground: scheduler config " + badMode, "profiles[0].pluginConfig[0].args.mode", `Unsupported value: "Fewest"`}},
 		{name: "bad output", args: []string{"--output", "yaml"}, wantCode: 2, want: []string{"--output", `"yaml"`}},

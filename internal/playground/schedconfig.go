@@ -24,6 +24,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/klog/v2"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
@@ -127,6 +128,14 @@ func prepareConfig(logger klog.Logger, source, dir string) (*schedConfig, error)
 	}
 	if err := validation.ValidateKubeSchedulerConfiguration(cfg); err != nil {
 		return nil, fmt.Errorf("scheduler config %s: %w", source, err)
+	}
+	// The file as written (it decoded strictly above), for the field paths.
+	var written configv1.KubeSchedulerConfiguration
+	if err := yaml.Unmarshal(data, &written); err != nil {
+		return nil, fmt.Errorf("scheduler config %s: %w", source, err)
+	}
+	if errs := checkPluginNames(&written, knownPlugins()); len(errs) > 0 {
+		return nil, fmt.Errorf("scheduler config %s: %w", source, errs.ToAggregate())
 	}
 	sc.cfg = cfg
 	for i, prof := range cfg.Profiles {

@@ -1,0 +1,130 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package playground
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	configv1 "k8s.io/kube-scheduler/config/v1"
+	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
+
+	"github.com/adminsched/scheduler-plugins/pkg/plugins"
+)
+
+// knownPlugins returns the names the scheduler can enable: the in-tree
+// registry and ours, as the binary and the playground's scheduler register.
+func knownPlugins() sets.Set[string] {
+	known := sets.New(plugins.Names()...)
+	for name := range frameworkplugins.NewInTreeRegistry() {
+		known.Insert(name)
+	}
+	return known
+}
+
+// checkPluginNames finds every plugin a profile enables that the scheduler
+// does not have. kube-scheduler refuses those only once it builds the
+// profiles, with the first one and the extension point it happened to
+// expand first ("PreFilterPlugin \"X\" does not exist"); the playground
+// would have started the whole control plane by then. Each name is given
+// with its field path and, when one is close, the name meant. cfg is the
+// file as written, not defaulted: defaulting puts the default plugins in
+// front of a profile's own, and the indexes would not be the file's.
+func checkPluginNames(cfg *configv1.KubeSchedulerConfiguration, known sets.Set[string]) field.ErrorList {
+	var errs field.ErrorList
+	for i, prof := range cfg.Profiles {
+		if prof.Plugins == nil {
+			continue
+		}
+		path := field.NewPath("profiles").Index(i).Child("plugins")
+		for _, point := range pluginSets(prof.Plugins) {
+			for j, p := range point.set.Enabled {
+				if known.Has(p.Name) {
+					continue
+				}
+				errs = append(errs, field.Invalid(path.Child(point.name, "enabled").Index(j).Child("name"), p.Name, unknownPlugin(p.Name, known)))
+			}
+		}
+	}
+	return errs
+}
+
+// unknownPlugin says that name is no plugin, and which one may be meant.
+func unknownPlugin(name string, known sets.Set[string]) string {
+	if meant := closest(name, known); meant != "" {
+		return fmt.Sprintf("no such plugin; did you mean %q?", meant)
+	}
+	return "no such plugin (this scheduler has the in-tree plugins and " + strings.Join(plugins.Names(), ", ") + ")"
+}
+
+// closest returns the known name nearest to name, when it is near enough to
+// be a typo: equal but for case, or at most a third of its letters apart.
+func closest(name string, known sets.Set[string]) string {
+	best, bestDist := "", len(name)/3+1
+	for _, k := range sets.List(known) {
+		if strings.EqualFold(k, name) {
+			return k
+		}
+		if d := editDistance(strings.ToLower(name), strings.ToLower(k)); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, over bytes:
+// plugin names are ASCII.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+type namedPluginSet struct {
+	name string
+	set  configv1.PluginSet
+}
+
+// pluginSets lists a profile's plugin sets under their v1 field names.
+func pluginSets(p *configv1.Plugins) []namedPluginSet {
+	all := []namedPluginSet{
+		{"preEnqueue", p.PreEnqueue}, {"queueSort", p.QueueSort}, {"preFilter", p.PreFilter},
+		{"filter", p.Filter}, {"postFilter", p.PostFilter}, {"preScore", p.PreScore},
+		{"score", p.Score}, {"reserve", p.Reserve}, {"permit", p.Permit}, {"preBind", p.PreBind},
+		{"bind", p.Bind}, {"postBind", p.PostBind}, {"multiPoint", p.MultiPoint},
+		{"placementGenerate", p.PlacementGenerate}, {"placementScore", p.PlacementScore},
+		{"podGroupPostFilter", p.PodGroupPostFilter},
+	}
+	return slices.DeleteFunc(all, func(s namedPluginSet) bool { return len(s.set.Enabled) == 0 })
+}

@@ -1,0 +1,87 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package playground
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	configv1 "k8s.io/kube-scheduler/config/v1"
+	"k8s.io/utils/ptr"
+)
+
+func TestCheckPluginNames(t *testing.T) {
+	known := knownPlugins()
+	enabled := func(names ...string) configv1.PluginSet {
+		var s configv1.PluginSet
+		for _, n := range names {
+			s.Enabled = append(s.Enabled, configv1.Plugin{Name: n})
+		}
+		return s
+	}
+	tests := []struct {
+		name    string
+		plugins *configv1.Plugins
+		want    []string
+	}{
+		{name: "known names, in-tree and ours", plugins: &configv1.Plugins{
+			MultiPoint: enabled("NodeLessPods", "PlacementPolicy", "MaintenanceWindow"),
+			Score:      enabled("NodeResourcesBalancedAllocation"),
+			Filter:     configv1.PluginSet{Disabled: []configv1.Plugin{{Name: "*"}}},
+		}},
+		{name: "a letter missing", plugins: &configv1.Plugins{MultiPoint: enabled("NodeLessPods", "NodeLessPod")},
+			want: []string{`profiles[0].plugins.multiPoint.enabled[1].name: Invalid value: "NodeLessPod": no such plugin; did you mean "NodeLessPods"?`}},
+		{name: "case", plugins: &configv1.Plugins{Score: enabled("nodelesspods")},
+			want: []string{`profiles[0].plugins.score.enabled[0].name: Invalid value: "nodelesspods": no such plugin; did you mean "NodeLessPods"?`}},
+		{name: "every one, on every extension point", plugins: &configv1.Plugins{
+			Filter: enabled("PlacementPolcy"), PodGroupPostFilter: enabled("Foo"),
+		}, want: []string{
+			`profiles[0].plugins.filter.enabled[0].name: Invalid value: "PlacementPolcy": no such plugin; did you mean "PlacementPolicy"?`,
+			`profiles[0].plugins.podGroupPostFilter.enabled[0].name: Invalid value: "Foo": no such plugin (this scheduler has the in-tree plugins and NodeLessPods, PlacementPolicy, MaintenanceWindow)`,
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := &configv1.KubeSchedulerConfiguration{Profiles: []configv1.KubeSchedulerProfile{{SchedulerName: ptr.To("p"), Plugins: tc.plugins}}}
+			var got []string
+			for _, err := range checkPluginNames(cfg, known) {
+				got = append(got, err.Error())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("errors (-want, +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{{"", "", 0}, {"abc", "", 3}, {"nodelesspod", "nodelesspods", 1}, {"kitten", "sitting", 3}} {
+		if got := editDistance(tc.a, tc.b); got != tc.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+		if got := editDistance(tc.b, tc.a); got != tc.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.b, tc.a, got, tc.want)
+		}
+	}
+	if strings.Contains(unknownPlugin("Zzzzzzzz", knownPlugins()), "did you mean") {
+		t.Error("a name far from every plugin got a suggestion")
+	}
+}
