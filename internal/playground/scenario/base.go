@@ -63,7 +63,7 @@ func mergeBase(file string, s *Scenario) (*merged, error) {
 	}
 	var b Scenario
 	if err := unmarshalStrict(data, &b); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, inFile(path, err)
 	}
 	if b.Base != "" {
 		return nil, &ValidationError{File: path, Errs: field.ErrorList{field.Forbidden(field.NewPath("base"),

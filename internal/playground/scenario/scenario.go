@@ -163,7 +163,7 @@ func Decode(file string, data []byte, schedulerNames []string) (*Plan, error) {
 	}
 	var s Scenario
 	if err := unmarshalStrict(data, &s); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+		return nil, inFile(file, err)
 	}
 	merged, err := mergeBase(file, &s)
 	if err != nil {
@@ -174,6 +174,20 @@ func Decode(file string, data []byte, schedulerNames []string) (*Plan, error) {
 		return nil, merged.validationError(errs)
 	}
 	return compile(merged.scenario, objects, schedulerNames)
+}
+
+// inFile prefixes err with file, each of its errors when it joins several
+// (every unknown field of a file), so that each line names the file.
+func inFile(file string, err error) error {
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	var errs []error
+	for _, e := range joined.Unwrap() {
+		errs = append(errs, fmt.Errorf("%s: %w", file, e))
+	}
+	return errors.Join(errs...)
 }
 
 // unmarshalStrict decodes YAML or JSON data into v with yaml.UnmarshalStrict.

@@ -41,6 +41,8 @@ func TestDecodeErrors(t *testing.T) {
 		{name: "valid", data: node + "objects:\n- {kind: Pod, metadata: {name: p}, spec: {containers: [{name: c, image: i}]}}"},
 		{name: "unknown field", data: "nodes: [{name: a, bogus: 1}]", want: []string{"s.yaml: ", `unknown field "nodes[0].bogus"`}},
 		{name: "unknown top-level field", data: node + "extra: 1", want: []string{`unknown field "extra"`}},
+		{name: "every unknown field, each with the file", data: "nodes: [{name: a, allocatable: {cpu: '1', memroy: 1Gi}}, {name: b, allocatble: {cpu: '1'}}]",
+			want: []string{"s.yaml: unknown field \"nodes[0].allocatable.memroy\"\ns.yaml: unknown field \"nodes[1].allocatble\""}},
 		{name: "bad quantity", data: "nodes: [{name: a}, {name: b, allocatable: {pods: ten}}]", want: []string{"s.yaml: nodes[1].allocatable.pods: Invalid value: \"ten\""}},
 		{name: "fractional pods", data: "nodes: [{name: a, allocatable: {pods: 1.5}}]", want: []string{"nodes[0].allocatable.pods", "whole number"}},
 		{name: "negative cpu", data: "nodes: [{name: a, allocatable: {cpu: -1}}]", want: []string{"nodes[0].allocatable.cpu", "must not be negative"}},
