@@ -23,6 +23,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/adminsched/scheduler-plugins/pkg/plugins"
 )
 
 func TestCheckPluginNames(t *testing.T) {
@@ -40,7 +42,7 @@ func TestCheckPluginNames(t *testing.T) {
 		want    []string
 	}{
 		{name: "known names, in-tree and ours", plugins: &configv1.Plugins{
-			MultiPoint: enabled("NodeLessPods", "PlacementPolicy", "MaintenanceWindow"),
+			MultiPoint: enabled(plugins.Names()...),
 			Score:      enabled("NodeResourcesBalancedAllocation"),
 			Filter:     configv1.PluginSet{Disabled: []configv1.Plugin{{Name: "*"}}},
 		}},
@@ -52,7 +54,7 @@ func TestCheckPluginNames(t *testing.T) {
 			Filter: enabled("PlacementPolcy"), PodGroupPostFilter: enabled("Foo"),
 		}, want: []string{
 			`profiles[0].plugins.filter.enabled[0].name: Invalid value: "PlacementPolcy": no such plugin; did you mean "PlacementPolicy"?`,
-			`profiles[0].plugins.podGroupPostFilter.enabled[0].name: Invalid value: "Foo": no such plugin (this scheduler has the in-tree plugins and NodeLessPods, PlacementPolicy, MaintenanceWindow)`,
+			`profiles[0].plugins.podGroupPostFilter.enabled[0].name: Invalid value: "Foo": no such plugin (this scheduler has the in-tree plugins and ` + strings.Join(plugins.Names(), ", ") + `)`,
 		}},
 	}
 	for _, tc := range tests {
