@@ -185,7 +185,7 @@ func (c *windowCache) windows(logger klog.Logger, node string, src source, value
 		if _, done := c.logged[loggedKey{node, src.key, value}]; !done {
 			c.logged[loggedKey{node, src.key, value}] = struct{}{}
 			logger.Error(fmt.Errorf("%w: %w", errMalformed, p.err), "Ignoring the node's maintenance windows",
-				"node", node, src.where.String(), src.key, "value", value)
+				"node", node, "source", src.where.String(), "key", src.key, "value", value)
 		}
 		return nil
 	}
