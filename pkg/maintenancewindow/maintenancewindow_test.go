@@ -275,17 +275,7 @@ func TestFilter(t *testing.T) {
 			if _, status := pl.PreFilter(ctx, nil, pod, nil); !status.IsSuccess() {
 				t.Fatalf("PreFilter: %v", status)
 			}
-			status := pl.Filter(ctx, nil, pod, nodeInfo(node("n", tc.value)))
-			got := ""
-			if !status.IsSuccess() {
-				if status.Code() != fwk.UnschedulableAndUnresolvable {
-					t.Fatalf("Filter: got %v, want UnschedulableAndUnresolvable", status)
-				}
-				got = status.Message()
-			}
-			if got != tc.want {
-				t.Errorf("Filter: got %q, want %q", got, tc.want)
-			}
+			checkFilter(ctx, t, pl, nil, pod, node("n", tc.value), tc.want)
 		})
 	}
 }
@@ -494,5 +484,23 @@ func TestNoWindowPathDoesNotAllocate(t *testing.T) {
 				t.Errorf("PreFilter+Filter+Score for a pod of unknown runtime: %v allocs, want 0", allocs)
 			}
 		})
+	}
+}
+
+// checkFilter runs Filter for pod on node and checks its rejection message,
+// want ("" for admitted): a rejection must be UnschedulableAndUnresolvable,
+// since no preemption can end a window.
+func checkFilter(ctx context.Context, t *testing.T, pl *MaintenanceWindow, state fwk.CycleState, pod *v1.Pod, node *v1.Node, want string) {
+	t.Helper()
+	status := pl.Filter(ctx, state, pod, nodeInfo(node))
+	got := ""
+	if !status.IsSuccess() {
+		if status.Code() != fwk.UnschedulableAndUnresolvable {
+			t.Fatalf("Filter: got %v, want UnschedulableAndUnresolvable", status)
+		}
+		got = status.Message()
+	}
+	if got != want {
+		t.Errorf("Filter: got %q, want %q", got, want)
 	}
 }

@@ -138,17 +138,7 @@ func TestRuntimeAwareFilter(t *testing.T) {
 						t.Fatalf("PreFilter: %v", status)
 					}
 				}
-				status := pl.Filter(ctx, state, tc.pod, nodeInfo(tc.node))
-				got := ""
-				if !status.IsSuccess() {
-					if status.Code() != fwk.UnschedulableAndUnresolvable {
-						t.Fatalf("Filter: got %v, want UnschedulableAndUnresolvable", status)
-					}
-					got = status.Message()
-				}
-				if got != tc.want {
-					t.Errorf("Filter: got %q, want %q", got, tc.want)
-				}
+				checkFilter(ctx, t, pl, state, tc.pod, tc.node, tc.want)
 			})
 		}
 	}

@@ -130,17 +130,7 @@ func TestProviderSignals(t *testing.T) {
 			if pod == nil {
 				pod = jobPod("deploy", 0, "")
 			}
-			status := pl.Filter(ctx, nil, pod, nodeInfo(tc.node))
-			got := ""
-			if !status.IsSuccess() {
-				if status.Code() != fwk.UnschedulableAndUnresolvable {
-					t.Fatalf("Filter: got %v, want UnschedulableAndUnresolvable", status)
-				}
-				got = status.Message()
-			}
-			if got != tc.want {
-				t.Errorf("Filter: got %q, want %q", got, tc.want)
-			}
+			checkFilter(ctx, t, pl, nil, pod, tc.node, tc.want)
 		})
 	}
 }
