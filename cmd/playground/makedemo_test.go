@@ -18,7 +18,9 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -34,6 +36,13 @@ func TestMakeDemoJSON(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	cmd := exec.CommandContext(t.Context(), "make", "demo", "ARGS=--output json")
 	cmd.Dir = "../.."
+	// As typed in a shell: under `make test`, MAKELEVEL would make this
+	// make a sub-make, which prints "Entering directory" on stdout.
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); name != "MAKELEVEL" && name != "MAKEFLAGS" && name != "MFLAGS" {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("make demo ARGS=\"--output json\": %v\nstderr:\n%s", err, stderr.String())
