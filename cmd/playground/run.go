@@ -50,11 +50,18 @@ type flags struct {
 	verbosity, explainNodes                   int
 }
 
-func parseFlags(args []string, stderr io.Writer) (*flags, int) {
-	defaultAssets := os.Getenv("KUBEBUILDER_ASSETS")
-	if defaultAssets == "" {
-		defaultAssets, _ = filepath.Abs("bin")
+// defaultAssetsDir is --assets' default for every subcommand:
+// $KUBEBUILDER_ASSETS, else ./bin.
+func defaultAssetsDir() string {
+	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
+		return dir
 	}
+	dir, _ := filepath.Abs("bin")
+	return dir
+}
+
+func parseFlags(args []string, stderr io.Writer) (*flags, int) {
+	defaultAssets := defaultAssetsDir()
 	f := &flags{}
 	fs := flag.NewFlagSet("playground", flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -70,10 +70,7 @@ type testFlags struct {
 }
 
 func parseTestFlags(args []string, stderr io.Writer) (*testFlags, int) {
-	defaultAssets := os.Getenv("KUBEBUILDER_ASSETS")
-	if defaultAssets == "" {
-		defaultAssets, _ = filepath.Abs("bin")
-	}
+	defaultAssets := defaultAssetsDir()
 	f := &testFlags{}
 	fs := flag.NewFlagSet("playground test", flag.ContinueOnError)
 	fs.SetOutput(stderr)
