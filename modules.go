@@ -1,0 +1,29 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+package schedulerplugins
+
+import _ "embed"
+
+// GoMod and GoSum are this module's go.mod and go.sum: the versions of etcd,
+// kube-apiserver and kube-controller-manager that the playground builds are
+// the ones they pin (replace directives included), in every copy of the
+// playground, with or without a checkout.
+var (
+	//go:embed go.mod
+	GoMod []byte
+	//go:embed go.sum
+	GoSum []byte
+)
