@@ -13,6 +13,7 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
 // Package schedulerplugins is the repository's root package. It holds only
 // files that the playground (cmd/playground) embeds so that it runs from any
 // folder, with no checkout: the default scheduler configuration and scenario,
