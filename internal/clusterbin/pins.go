@@ -1,0 +1,170 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package clusterbin
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// modules are the two module definitions the binaries are built in: the
+// playground's own (etcd, kube-apiserver, kube-controller-manager) and
+// KWOK's (a module of its own so that its Kubernetes dependencies never move
+// ours, as hack/tools/kwok in the repository).
+type modules struct {
+	mainMod, mainSum, kwokMod, kwokSum []byte
+}
+
+// pins are the versions that name a cache directory.
+type pins struct {
+	kubernetes, etcd, kwok string
+	// minGo is the newest go directive of the two modules: the oldest Go
+	// toolchain that builds them.
+	minGo string
+}
+
+func (m modules) pins() (pins, error) {
+	var p pins
+	var err error
+	if p.kubernetes, err = moduleVersion(m.mainMod, "k8s.io/kubernetes"); err != nil {
+		return p, fmt.Errorf("the playground's go.mod: %w", err)
+	}
+	if p.etcd, err = moduleVersion(m.mainMod, "go.etcd.io/etcd/server/v3"); err != nil {
+		return p, fmt.Errorf("the playground's go.mod: %w", err)
+	}
+	if p.kwok, err = moduleVersion(m.kwokMod, "sigs.k8s.io/kwok"); err != nil {
+		return p, fmt.Errorf("the playground's kwok.mod: %w", err)
+	}
+	p.minGo = newerGo(goDirective(m.mainMod), goDirective(m.kwokMod))
+	return p, nil
+}
+
+// key names the cache directory of binaries built from m for goos/goarch:
+// readable versions first, then a hash of everything the build reads (both
+// go.mod/go.sum pairs, since any requirement can change what a binary
+// links, and the build commands), so that a playground with other pins or
+// another recipe never takes binaries it did not build.
+func (m modules) key(goos, goarch string) (string, error) {
+	p, err := m.pins()
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	for _, part := range [][]byte{m.mainMod, m.mainSum, m.kwokMod, m.kwokSum, []byte(goos + "/" + goarch)} {
+		// The length keeps two different splits of the same bytes apart.
+		fmt.Fprintf(h, "%d:", len(part))
+		h.Write(part)
+	}
+	for _, t := range targets {
+		fmt.Fprintf(h, "%q", t.buildArgs("OUT", p.kubernetes))
+	}
+	return fmt.Sprintf("%s-%s-kubernetes-%s-etcd-%s-kwok-%s-%s", goos, goarch, p.kubernetes, p.etcd, p.kwok,
+		hex.EncodeToString(h.Sum(nil))[:12]), nil
+}
+
+// moduleVersion is the version of module path that a go.mod selects: its
+// require line, or the version of a replace directive for it.
+func moduleVersion(gomod []byte, path string) (string, error) {
+	var version, replaced, block string
+	sc := bufio.NewScanner(bytes.NewReader(gomod))
+	for sc.Scan() {
+		line, _, _ := strings.Cut(sc.Text(), "//")
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if f[0] == ")" {
+			block = ""
+			continue
+		}
+		kind := block
+		if block == "" {
+			if len(f) == 2 && f[1] == "(" {
+				block = f[0]
+				continue
+			}
+			kind, f = f[0], f[1:]
+		}
+		if len(f) == 0 || f[0] != path {
+			continue
+		}
+		switch kind {
+		case "require":
+			version = f[len(f)-1]
+		case "replace":
+			// old [v] => new v; a replacement by a directory has no version.
+			i := indexOf(f, "=>")
+			if i < 0 || len(f) != i+3 {
+				return "", fmt.Errorf("module %s is replaced by a directory (%s): the playground cannot build it without a checkout", path, strings.TrimSpace(line))
+			}
+			replaced = f[i+2]
+		}
+	}
+	if replaced != "" {
+		return replaced, nil
+	}
+	if version == "" {
+		return "", fmt.Errorf("no requirement on %s", path)
+	}
+	return version, nil
+}
+
+func indexOf(fields []string, s string) int {
+	for i, f := range fields {
+		if f == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// goDirective is a go.mod's go version ("1.26.8"), or "" if it has none.
+func goDirective(gomod []byte) string {
+	sc := bufio.NewScanner(bytes.NewReader(gomod))
+	for sc.Scan() {
+		if f := strings.Fields(sc.Text()); len(f) == 2 && f[0] == "go" {
+			return f[1]
+		}
+	}
+	return ""
+}
+
+// newerGo is the newer of two Go versions of the form 1.N[.P].
+func newerGo(a, b string) string {
+	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < len(pa) || i < len(pb); i++ {
+		var x, y int
+		if i < len(pa) {
+			x, _ = strconv.Atoi(pa[i])
+		}
+		if i < len(pb) {
+			y, _ = strconv.Atoi(pb[i])
+		}
+		if x != y {
+			if x > y {
+				return a
+			}
+			return b
+		}
+	}
+	return a
+}
