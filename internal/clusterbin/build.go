@@ -224,9 +224,13 @@ func tail(path string) string {
 	if err != nil {
 		return " (" + err.Error() + ")"
 	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(lines) > 15 {
-		lines = lines[len(lines)-15:]
+	return "\n  " + strings.ReplaceAll(lastLines(string(data), 15), "\n", "\n  ")
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
 	}
-	return "\n  " + strings.Join(lines, "\n  ")
+	return strings.Join(lines, "\n")
 }
