@@ -56,6 +56,11 @@ type Options struct {
 	// with, one after the other, each on a fresh control plane: usually one,
 	// or two to compare. At least one.
 	Configs []string
+	// Builtin holds files built into the caller, by the name that Scenario
+	// or Configs give them: such a name is read from here, not from the file
+	// system, and names the file in errors and results. A built-in
+	// scenario's base, if any, is still read from the file system.
+	Builtin map[string][]byte
 	// Timeout bounds the wait for every object to be settled, steps
 	// included, per config. It must be positive.
 	Timeout time.Duration
@@ -217,7 +222,11 @@ func check(ctx context.Context, opts Options) ([]*schedConfig, []*scenario.Plan,
 	// Every input is checked before anything starts.
 	var prepared []*schedConfig
 	for i, c := range opts.Configs {
-		sc, err := prepareConfig(logger, c, filepath.Join(opts.WorkDir, fmt.Sprintf("run-%d", i+1)))
+		data, err := readConfig(c, opts.Builtin)
+		if err != nil {
+			return nil, nil, nil, &InputError{Err: err}
+		}
+		sc, err := prepareConfig(logger, c, data, filepath.Join(opts.WorkDir, fmt.Sprintf("run-%d", i+1)))
 		if err != nil {
 			return nil, nil, nil, &InputError{Err: err}
 		}
@@ -228,7 +237,12 @@ func check(ctx context.Context, opts Options) ([]*schedConfig, []*scenario.Plan,
 	plans := make([]*scenario.Plan, len(prepared))
 	for i, sc := range prepared {
 		var err error
-		if plans[i], err = scenario.Load(opts.Scenario, sc.profiles); err != nil {
+		if data, ok := opts.Builtin[opts.Scenario]; ok {
+			plans[i], err = scenario.Decode(opts.Scenario, data, sc.profiles)
+		} else {
+			plans[i], err = scenario.Load(opts.Scenario, sc.profiles)
+		}
+		if err != nil {
 			return nil, nil, nil, &InputError{Err: fmt.Errorf("invalid scenario:\n%w", err)}
 		}
 	}

@@ -161,6 +161,39 @@ func TestPlayChecksAssets(t *testing.T) {
 	}
 }
 
+// TestCheckBuiltin: a name in Options.Builtin is read from there, not from
+// the file system (no such file exists here), and names the file in errors.
+func TestCheckBuiltin(t *testing.T) {
+	const config, scenarioName = "config.yaml (built in)", "scenario.yaml (built in)"
+	tests := []struct {
+		name     string
+		scenario string
+		// want is a substring of the InputError; empty: the inputs pass
+		// and the missing assets are reported.
+		want string
+	}{
+		{name: "valid", scenario: readFile(t, tutorial)},
+		{name: "invalid scenario", scenario: "nodes: [{name: a, allocatable: {pods: many}}]\n",
+			want: scenarioName + ": nodes[0].allocatable.pods"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, ctx := ktesting.NewTestContext(t)
+			err := Check(ctx, Options{Assets: t.TempDir(), Scenario: scenarioName, Configs: []string{config},
+				Builtin: map[string][]byte{config: []byte(readFile(t, shippedConfig)), scenarioName: []byte(tt.scenario)},
+				Timeout: time.Minute, WorkDir: t.TempDir()})
+			var ie *InputError
+			var ae *AssetsError
+			switch {
+			case tt.want == "" && !errors.As(err, &ae):
+				t.Errorf("error %v (%T), want the *AssetsError that follows valid inputs", err, err)
+			case tt.want != "" && (!errors.As(err, &ie) || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("error %v (%T), want an *InputError containing %q", err, err, tt.want)
+			}
+		})
+	}
+}
+
 // TestPlayControlPlaneFailure: binaries that do not run are a run's failure,
 // neither an input nor an assets error, and nothing is left running.
 func TestPlayControlPlaneFailure(t *testing.T) {

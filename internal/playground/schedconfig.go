@@ -84,21 +84,30 @@ type schedConfig struct {
 	cfg *schedconfig.KubeSchedulerConfiguration
 }
 
-// prepareConfig writes the copy of source for a run in dir and validates it
-// the way kube-scheduler does (decoding, defaulting, validation), plus our
-// plugins' args, so that a mistake stops the playground before anything
-// starts. Every error names source.
+// readConfig reads the scheduler config source: the built-in file of that
+// name if there is one, else the file, up to MaxConfigBytes.
+func readConfig(source string, builtin map[string][]byte) ([]byte, error) {
+	if data, ok := builtin[source]; ok {
+		return data, nil
+	}
+	data, err := filelimit.Read(source, MaxConfigBytes, "scheduler config file")
+	if err != nil {
+		return nil, fmt.Errorf("scheduler config: %w", err)
+	}
+	return data, nil
+}
+
+// prepareConfig writes the copy of source (data, its bytes) for a run in dir
+// and validates it the way kube-scheduler does (decoding, defaulting,
+// validation), plus our plugins' args, so that a mistake stops the
+// playground before anything starts. Every error names source.
 //
 // The file as given is loaded first, with the function kube-scheduler's
 // --config uses (options.LoadConfigFromFile: the scheme's strict decoder),
 // so the playground accepts and refuses exactly what the binary would, a
 // repeated key included; only then is the copy made, and loaded the same way
 // by the scheduler.
-func prepareConfig(logger klog.Logger, source, dir string) (*schedConfig, error) {
-	data, err := filelimit.Read(source, MaxConfigBytes, "scheduler config file")
-	if err != nil {
-		return nil, fmt.Errorf("scheduler config: %w", err)
-	}
+func prepareConfig(logger klog.Logger, source string, data []byte, dir string) (*schedConfig, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}

@@ -67,7 +67,7 @@ func TestPrepareConfigAsKubeScheduler(t *testing.T) {
 				}
 				return validation.ValidateKubeSchedulerConfiguration(cfg)
 			}()
-			sc, err := prepareConfig(logger, source, filepath.Join(dir, "run"))
+			sc, err := prepareConfig(logger, source, []byte(tt.config), filepath.Join(dir, "run"))
 			for what, err := range map[string]error{"kube-scheduler": realErr, "playground": err} {
 				if tt.wantErr == "" && err != nil {
 					t.Fatalf("%s: unexpected error: %v", what, err)
@@ -121,7 +121,10 @@ func TestConfigFileLimits(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := prepareConfig(logger, tt.path, filepath.Join(dir, fmt.Sprintf("run-%d", i)))
+			data, err := readConfig(tt.path, nil)
+			if err == nil {
+				_, err = prepareConfig(logger, tt.path, data, filepath.Join(dir, fmt.Sprintf("run-%d", i)))
+			}
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("unexpected error: %v", err)
