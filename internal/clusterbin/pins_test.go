@@ -177,3 +177,31 @@ func TestSameTargetsAsInstallEnvtest(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMEInstallSection holds the README's "Install the playground" to
+// what Ensure does: the cache folder, the minimum Go and the directory's
+// name for the current pins.
+func TestREADMEInstallSection(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(data), "### Install the playground\n")
+	if !ok {
+		t.Fatal(`README.md has no "### Install the playground" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n#")
+	p, err := embedded.pins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := embedded.key("linux", "amd64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"~/.cache/" + CacheSubdir + "/", "Go " + p.minGo + " or later", key[:len(key)-12] + "<hash>", "--assets DIR", "KUBEBUILDER_ASSETS", "build.log"} {
+		if !strings.Contains(section, want) {
+			t.Errorf("the README's install section does not say %q", want)
+		}
+	}
+}
