@@ -328,7 +328,7 @@ func TestInstallREADMECommands(t *testing.T) {
 		}
 		got := decodeObjects(t, string(out))
 		want := kustomize(t, filepath.Join(work, path))
-		if diff := cmp.Diff(objectMaps(want), objectMaps(got)); diff != "" {
+		if diff := cmp.Diff(normalized(t, want), normalized(t, got)); diff != "" {
 			t.Errorf("kubectl kustomize %s renders other objects than the tests' kustomize (-tests +kubectl):\n%s", path, diff)
 		}
 		var names []string
@@ -357,4 +357,28 @@ func TestInstallREADMECommands(t *testing.T) {
 			t.Errorf("no command of the README applies a kustomization with components/%s (plugins enabled: %v)", c.Name(), enabled)
 		}
 	}
+}
+
+// normalized returns objs as JSON values (so that numbers decoded by
+// different decoders compare equal), sorted by kind, namespace and name:
+// kubectl kustomize orders objects as kustomize's legacy sort does.
+func normalized(t testing.TB, objs []*unstructured.Unstructured) []any {
+	t.Helper()
+	sorted := slices.Clone(objs)
+	slices.SortFunc(sorted, func(a, b *unstructured.Unstructured) int {
+		return strings.Compare(a.GetKind()+"/"+a.GetNamespace()+"/"+a.GetName(), b.GetKind()+"/"+b.GetNamespace()+"/"+b.GetName())
+	})
+	var out []any
+	for _, o := range sorted {
+		data, err := o.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v any
+		if err := json.Unmarshal(data, &v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	return out
 }
