@@ -96,17 +96,38 @@ func runHelm(t testing.TB, args ...string) (string, error) {
 // helmTemplate renders the chart as `helm install` would, in namespace.
 func helmTemplate(t testing.TB, namespace string, args ...string) (string, error) {
 	t.Helper()
-	return runHelm(t, append([]string{"template", chartRelease, chartDir, "--namespace", namespace}, args...)...)
+	return helmTemplateRelease(t, chartRelease, chartDir, namespace, args...)
+}
+
+// helmTemplateRelease renders chart (a directory or a packaged .tgz) as
+// release in namespace.
+func helmTemplateRelease(t testing.TB, release, chart, namespace string, args ...string) (string, error) {
+	t.Helper()
+	return runHelm(t, append([]string{"template", release, chart, "--namespace", namespace}, args...)...)
 }
 
 // renderChart renders the chart and decodes its objects; it fails the test
 // if helm does.
 func renderChart(t testing.TB, namespace string, args ...string) []*unstructured.Unstructured {
 	t.Helper()
-	out, err := helmTemplate(t, namespace, args...)
+	return renderRelease(t, chartRelease, chartDir, namespace, args...)
+}
+
+// renderRelease renders chart as release in namespace and decodes its
+// objects; it fails the test if helm does.
+func renderRelease(t testing.TB, release, chart, namespace string, args ...string) []*unstructured.Unstructured {
+	t.Helper()
+	out, err := helmTemplateRelease(t, release, chart, namespace, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return decodeObjects(t, out)
+}
+
+// decodeObjects decodes the objects of a multi-document YAML stream, as
+// helm template prints them.
+func decodeObjects(t testing.TB, out string) []*unstructured.Unstructured {
+	t.Helper()
 	var objs []*unstructured.Unstructured
 	dec := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(out), 4096)
 	for {
@@ -164,12 +185,13 @@ func TestChartInstall(t *testing.T) {
 	if lines := forbidden.FindAllString(proc.output(), -1); len(lines) > 0 {
 		t.Errorf("the scheduler running as the chart's ServiceAccount was refused %d times (first: %q): the chart's RBAC misses something", len(lines), lines[0])
 	}
-	lease, err := adminClient.CoordinationV1().Leases(tc.ns).Get(tc.ctx, "custom-scheduler", metav1.GetOptions{})
+	// The lease is named after the release: chartRelease's fullname.
+	lease, err := adminClient.CoordinationV1().Leases(tc.ns).Get(tc.ctx, chartRelease, metav1.GetOptions{})
 	if err != nil {
-		t.Fatalf("the scheduler's lease %s/custom-scheduler: %v", tc.ns, err)
+		t.Fatalf("the scheduler's lease %s/%s: %v", tc.ns, chartRelease, err)
 	}
 	if h := ptr.Deref(lease.Spec.HolderIdentity, ""); h == "" {
-		t.Errorf("the lease %s/custom-scheduler has no holder", tc.ns)
+		t.Errorf("the lease %s/%s has no holder", tc.ns, chartRelease)
 	}
 	if _, err := adminClient.CoordinationV1().Leases("kube-system").Get(tc.ctx, "kube-scheduler", metav1.GetOptions{}); err == nil {
 		t.Errorf("kube-system/kube-scheduler exists: the chart's scheduler must never create the default scheduler's lease")
@@ -205,7 +227,7 @@ func TestChartConfigDefaults(t *testing.T) {
 		t.Errorf("the chart's default profiles differ from those of %s (-file, +chart):\n%s", file, diff)
 	}
 	wantLE := componentbaseconfigv1alpha1.LeaderElectionConfiguration{
-		LeaderElect: ptr.To(true), ResourceName: "custom-scheduler", ResourceNamespace: "adminsched-system",
+		LeaderElect: ptr.To(true), ResourceName: chartRelease, ResourceNamespace: "adminsched-system",
 	}
 	if diff := cmp.Diff(wantLE, in.config.LeaderElection); diff != "" {
 		t.Errorf("the chart's default leaderElection (-want, +got):\n%s", diff)
@@ -215,9 +237,10 @@ func TestChartConfigDefaults(t *testing.T) {
 // rbacOf returns the rules of every ClusterRole and Role in objs, as
 // permissions keyed by the role's kind, and the roles the ServiceAccount sa
 // is bound to ("ClusterRole name", "Role name [in kube-system]"), with
-// fullname, the prefix of the object names, replaced by "<release>" so that
-// the kustomization and the chart compare.
-func rbacOf(t *testing.T, objs []*unstructured.Unstructured, sa, fullname string) (map[string][]permission, []string) {
+// fullname, the prefix of the object names, replaced by "<release>" and
+// lease, the name of the leader-election lease, by "<lease>" so that the
+// kustomization and the chart compare.
+func rbacOf(t *testing.T, objs []*unstructured.Unstructured, sa, fullname, lease string) (map[string][]permission, []string) {
 	t.Helper()
 	perms := map[string][]permission{}
 	var bindings []string
@@ -228,7 +251,12 @@ func rbacOf(t *testing.T, objs []*unstructured.Unstructured, sa, fullname string
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &r); err != nil {
 				t.Fatal(err)
 			}
-			perms[o.GetKind()] = append(perms[o.GetKind()], permissions(t, r.Rules)...)
+			for _, p := range permissions(t, r.Rules) {
+				if p.name == lease {
+					p.name = "<lease>"
+				}
+				perms[o.GetKind()] = append(perms[o.GetKind()], p)
+			}
 		case "ClusterRoleBinding", "RoleBinding":
 			var b rbacv1.RoleBinding
 			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &b); err != nil {
@@ -261,9 +289,9 @@ func TestChartRBAC(t *testing.T) {
 	chart := renderChart(t, "adminsched-system")
 	// The kustomization's names start with custom-scheduler (its
 	// ServiceAccount, adminsched:custom-scheduler...), the chart's with the
-	// release name.
-	gotPerms, gotBindings := rbacOf(t, chart, chartRelease, chartRelease)
-	wantPerms, wantBindings := rbacOf(t, kustomize(t, "../../manifests/install"), "custom-scheduler", "custom-scheduler")
+	// release name, and so does the chart's lease.
+	gotPerms, gotBindings := rbacOf(t, chart, chartRelease, chartRelease, chartRelease)
+	wantPerms, wantBindings := rbacOf(t, kustomize(t, "../../manifests/install"), "custom-scheduler", "custom-scheduler", "custom-scheduler")
 	for _, kind := range []string{"ClusterRole", "Role"} {
 		got, want := slices.Clone(gotPerms[kind]), slices.Clone(wantPerms[kind])
 		sort.Slice(got, func(i, j int) bool { return got[i].String() < got[j].String() })
@@ -301,8 +329,8 @@ func TestChartRBAC(t *testing.T) {
 		}
 	}
 	for _, p := range []permission{
-		{group: "coordination.k8s.io", resource: "leases", verb: "get", name: "custom-scheduler"},
-		{group: "coordination.k8s.io", resource: "leases", verb: "update", name: "custom-scheduler"},
+		{group: "coordination.k8s.io", resource: "leases", verb: "get", name: chartRelease},
+		{group: "coordination.k8s.io", resource: "leases", verb: "update", name: chartRelease},
 		{group: "coordination.k8s.io", resource: "leases", verb: "create"},
 	} {
 		if !allowed(p, tc.ns) {
@@ -340,23 +368,42 @@ func TestChartSchemaPluginNames(t *testing.T) {
 			} `json:"properties"`
 		} `json:"then"`
 	}
+	type ref struct {
+		Ref string `json:"$ref"`
+	}
+	// plugins and pluginConfig are definitions that the single profile of
+	// the top level and each item of profiles refer to.
 	var schema struct {
 		Definitions map[string]struct {
-			Enum []string `json:"enum"`
+			Enum       []string       `json:"enum"`
+			Properties map[string]any `json:"properties"`
+			Items      struct {
+				AllOf []argsRule `json:"allOf"`
+			} `json:"items"`
 		} `json:"definitions"`
-		Properties struct {
-			Plugins struct {
-				Properties map[string]any `json:"properties"`
-			} `json:"plugins"`
-			PluginConfig struct {
-				Items struct {
-					AllOf []argsRule `json:"allOf"`
-				} `json:"items"`
-			} `json:"pluginConfig"`
-		} `json:"properties"`
+		Properties map[string]ref `json:"properties"`
 	}
 	if err := json.Unmarshal(data, &schema); err != nil {
 		t.Fatalf("%s: %v", file, err)
+	}
+	var profile struct {
+		Definitions struct {
+			Profile struct {
+				Properties map[string]ref `json:"properties"`
+			} `json:"profile"`
+		} `json:"definitions"`
+	}
+	if err := json.Unmarshal(data, &profile); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	for _, name := range []string{"plugins", "pluginConfig"} {
+		want := "#/definitions/" + name
+		if got := schema.Properties[name].Ref; got != want {
+			t.Errorf("%s properties.%s refers to %q, want %q", file, name, got, want)
+		}
+		if got := profile.Definitions.Profile.Properties[name].Ref; got != want {
+			t.Errorf("%s definitions.profile.properties.%s refers to %q, want %q", file, name, got, want)
+		}
 	}
 	want := plugins.Names()
 	for name := range frameworkplugins.NewInTreeRegistry() {
@@ -368,7 +415,7 @@ func TestChartSchemaPluginNames(t *testing.T) {
 	// Each of our plugins has a rule that checks its args against a
 	// definition of the schema.
 	var argsRules []string
-	for _, rule := range schema.Properties.PluginConfig.Items.AllOf {
+	for _, rule := range schema.Definitions["pluginConfig"].Items.AllOf {
 		name, ref := rule.If.Properties.Name.Const, rule.Then.Properties.Args.Ref
 		argsRules = append(argsRules, name)
 		def, ok := strings.CutPrefix(ref, "#/definitions/")
@@ -377,7 +424,7 @@ func TestChartSchemaPluginNames(t *testing.T) {
 		}
 	}
 	if missing, extra := nameDiff(plugins.Names(), argsRules); len(missing)+len(extra) > 0 {
-		t.Errorf("%s properties.pluginConfig.items.allOf (args rules by plugin name): missing %q, extra %q (want pkg/plugins' plugins)", file, missing, extra)
+		t.Errorf("%s definitions.pluginConfig.items.allOf (args rules by plugin name): missing %q, extra %q (want pkg/plugins' plugins)", file, missing, extra)
 	}
 
 	// The extension points: the fields of KubeSchedulerConfiguration's
@@ -388,11 +435,11 @@ func TestChartSchemaPluginNames(t *testing.T) {
 		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
 		points = append(points, name)
 	}
-	got := slices.Collect(maps.Keys(schema.Properties.Plugins.Properties))
+	got := slices.Collect(maps.Keys(schema.Definitions["plugins"].Properties))
 	slices.Sort(got)
 	slices.Sort(points)
 	if !slices.Equal(got, points) {
-		t.Errorf("%s properties.plugins.properties = %q,\nKubeSchedulerConfiguration's plugins has %q", file, got, points)
+		t.Errorf("%s definitions.plugins.properties = %q,\nKubeSchedulerConfiguration's plugins has %q", file, got, points)
 	}
 }
 
