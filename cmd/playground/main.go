@@ -51,15 +51,7 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	var code int
-	switch {
-	case len(os.Args) > 1 && os.Args[1] == "snapshot":
-		code = runSnapshot(ctx, os.Args[2:], os.Stdout, os.Stderr)
-	case len(os.Args) > 1 && os.Args[1] == "test":
-		code = runTest(ctx, os.Args[2:], os.Stdout, os.Stderr)
-	default:
-		code = run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	}
+	code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }

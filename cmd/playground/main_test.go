@@ -20,6 +20,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,6 +32,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/adminsched/scheduler-plugins/internal/clusterbin"
 	"github.com/adminsched/scheduler-plugins/internal/localcluster"
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 )
@@ -45,6 +47,13 @@ func TestMain(m *testing.M) {
 	if assets, err = localcluster.AssetsFromEnv("../../bin"); err != nil {
 		fmt.Fprintf(os.Stderr, "cmd/playground tests run a real control plane: %v\n", err)
 		os.Exit(1)
+	}
+	// No test builds the control plane into the user's cache: a command
+	// that finds no --assets gets these, and a test that wants none
+	// replaces ensureAssets itself.
+	os.Setenv("KUBEBUILDER_ASSETS", assets)
+	ensureAssets = func(context.Context, clusterbin.Options) (string, error) {
+		return "", errors.New("a test would build the control plane into the user's cache")
 	}
 	os.Exit(m.Run())
 }

@@ -30,13 +30,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// runTestCommand calls runTest with the test's assets and returns the exit
-// code, stdout and stderr.
+// runTestCommand runs `playground test` with the test's assets and returns
+// the exit code, stdout and stderr.
 func runTestCommand(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	start := time.Now()
-	code := runTest(context.Background(), append([]string{"--assets", assets}, args...), &stdout, &stderr)
+	code := execute(context.Background(), append([]string{"test", "--assets", assets}, args...), &stdout, &stderr)
 	t.Logf("playground test %s: exit %d in %v\nstdout:\n%s", strings.Join(args, " "), code, time.Since(start).Round(time.Millisecond), stdout.String())
 	return code, stdout.String(), stderr.String()
 }
@@ -176,11 +176,12 @@ func TestPolicyTestInput(t *testing.T) {
 		name string
 		args []string
 		code int
-		// stderr are substrings of stderr.
-		stderr []string
+		// stdout and stderr are substrings of stdout and stderr; no
+		// stdout means it must be empty.
+		stdout, stderr []string
 	}{
-		{name: "no file", code: exitInput, stderr: []string{"playground test: no scenario file given", "Usage: playground test"}},
-		{name: "help", args: []string{"--help"}, code: exitOK, stderr: []string{"Exit codes: 0 every assertion passed; 1 an assertion failed; 2 bad input"}},
+		{name: "no file", code: exitInput, stderr: []string{"playground test: no scenario file given\nSee 'playground test --help'.\n"}},
+		{name: "help", args: []string{"--help"}, code: exitOK, stdout: []string{"Exit codes: 0 every assertion passed; 1 an assertion failed; 2 bad input"}},
 		{
 			name: "no expect", args: []string{"testdata/policy/no-expect.yaml"}, code: exitInput,
 			stderr: []string{"testdata/policy/no-expect.yaml: expect: Required value: playground test needs assertions"},
@@ -213,8 +214,13 @@ func TestPolicyTestInput(t *testing.T) {
 			if code != tc.code {
 				t.Errorf("exit code %d, want %d; stderr:\n%s", code, tc.code, stderr)
 			}
-			if out != "" {
+			if len(tc.stdout) == 0 && out != "" {
 				t.Errorf("stdout is not empty:\n%s", out)
+			}
+			for _, s := range tc.stdout {
+				if !strings.Contains(out, s) {
+					t.Errorf("stdout does not contain %q:\n%s", s, out)
+				}
 			}
 			for _, s := range tc.stderr {
 				if !strings.Contains(stderr, s) {

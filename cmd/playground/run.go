@@ -17,93 +17,149 @@ limitations under the License.
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/textlogger"
 	crlog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/yaml"
 
+	schedulerplugins "github.com/adminsched/scheduler-plugins"
 	"github.com/adminsched/scheduler-plugins/internal/playground"
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 )
 
-// Exit codes of run.
+// runFlags are the flags of a scenario's run (`playground` and
+// `playground run`).
+type runFlags struct {
+	assets, config, compare, scenario   string
+	output                              oneOf
+	timeout                             positiveDuration
+	keep, explain, karpenter, admission bool
+	verbosity                           int
+	explainNodes                        atLeast
+	// configSet and scenarioSet say that the flags were given: otherwise
+	// the built-in files run.
+	configSet, scenarioSet bool
+}
+
+// The defaults of --config and --scenario: these paths of the repository,
+// built in (package schedulerplugins), named so in errors and results.
 const (
-	exitOK      = 0
-	exitFailure = 1 // the control plane, the scheduler or the wait failed
-	exitInput   = 2 // bad flags, scenario or scheduler config
+	defaultConfig   = "manifests/nodelesspods/scheduler-config.yaml"
+	defaultScenario = "examples/scenarios/tutorial.yaml"
+	builtinSuffix   = " (built in)"
 )
 
-type flags struct {
-	assets, config, compare, scenario, output string
-	timeout                                   time.Duration
-	keep, explain, karpenter, admission       bool
-	verbosity, explainNodes                   int
+const assetsHelp = `The control plane's binaries come from --assets, else
+$KUBEBUILDER_ASSETS, else ./bin if it holds them (make envtest builds them
+there), else the user's cache, where the first run builds them with the Go
+toolchain (about 10 minutes on 2 cores).`
+
+// assetsUsage is --assets' usage, for every command that takes it.
+const assetsUsage = "directory holding etcd, kube-apiserver, kube-controller-manager and kwok; if not given, $KUBEBUILDER_ASSETS, else ./bin if it holds them, else the user's cache (built there once)"
+
+const runExample = `  # The tutorial with the shipped NodeLessPods profile (both built in)
+  playground
+
+  # The same data for scripts
+  playground -o json
+
+  # Side by side with the default profile (paths from the repository's root)
+  playground --compare examples/scenarios/default-profile-config.yaml
+
+  # Why each pod landed where it did, 3 candidate nodes each
+  playground --explain --explain-nodes 3
+
+  # Another scenario and profile
+  playground --scenario examples/scenarios/consolidation.yaml --config manifests/nodelesspods/consolidation-config.yaml
+
+  # Stay up after the run and print a kubectl command for the cluster
+  playground --keep`
+
+// examplesOf is example, written for the root command, for the command
+// named use.
+func examplesOf(example, use string) string {
+	if use == "playground" {
+		return example
+	}
+	return strings.ReplaceAll(example, "  playground", "  playground "+use)
 }
 
-// defaultAssetsDir is --assets' default for every subcommand:
-// $KUBEBUILDER_ASSETS, else ./bin.
-func defaultAssetsDir() string {
-	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
-		return dir
+// newRunCommand is a command named use that runs a scenario: the root
+// command and `playground run`.
+func newRunCommand(use string) *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:   use + " [flags]",
+		Short: "Run a scenario and show where every pod landed",
+		Long: `Runs a scenario on a fresh embedded control plane with our scheduler and
+shows where every pod landed (with --compare, once per scheduler config,
+side by side). The default scenario and scheduler config are built in.
+` + assetsHelp,
+		Example: examplesOf(runExample, use),
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			f.configSet = cmd.Flags().Changed("config")
+			f.scenarioSet = cmd.Flags().Changed("scenario")
+			if cmd.Flags().Changed("explain-nodes") && !f.explain {
+				return errors.New("--explain-nodes needs --explain: it limits the candidate nodes that --explain shows")
+			}
+			return exitWith(runScenario(cmd.Context(), f, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
 	}
-	dir, _ := filepath.Abs("bin")
-	return dir
-}
-
-func parseFlags(args []string, stderr io.Writer) (*flags, int) {
-	defaultAssets := defaultAssetsDir()
-	f := &flags{}
-	fs := flag.NewFlagSet("playground", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: playground [flags]\n       playground snapshot [flags]   write a scenario of a live cluster (see playground snapshot --help)\n       playground test [flags] FILE...   run scenarios' expect: assertions (see playground test --help)\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	fs.StringVar(&f.assets, "assets", defaultAssets, "directory holding etcd, kube-apiserver, kube-controller-manager and kwok (default: $KUBEBUILDER_ASSETS, else ./bin)")
-	fs.StringVar(&f.config, "config", "manifests/nodelesspods/scheduler-config.yaml", "KubeSchedulerConfiguration file to run the scheduler with")
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	fs.StringVar(&f.scenario, "scenario", defaultScenario, "scenario file: nodes and objects to create; built in if not given")
+	fs.StringVar(&f.config, "config", defaultConfig, "KubeSchedulerConfiguration file to run the scheduler with; built in if not given")
 	fs.StringVar(&f.compare, "compare", "", "second KubeSchedulerConfiguration: run the scenario again with it on a fresh control plane and show both placements")
-	fs.StringVar(&f.scenario, "scenario", "examples/scenarios/tutorial.yaml", "scenario file: nodes and objects to create")
-	fs.StringVar(&f.output, "output", "text", "output format: text or json")
-	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "how long to wait for every pod to be bound or unschedulable")
-	fs.BoolVar(&f.keep, "keep", false, "after printing, keep the control plane and the scheduler up until Ctrl-C")
+	addOutputFlag(cmd, &f.output, "output format: text, json or yaml (yaml is the json document)")
+	f.timeout = positiveDuration(60 * time.Second)
+	fs.Var(&f.timeout, "timeout", "how long to wait for every pod to be bound or unschedulable, per scheduler config")
 	fs.BoolVar(&f.explain, "explain", false, "explain every pod's placement: each score plugin's normalized score, weight and the total on the best nodes, and the nodes filtered out by plugin and reason (opportunistic batching hints are off meanwhile: every pod is scored on every node)")
-	fs.IntVar(&f.explainNodes, "explain-nodes", report.DefaultExplainNodes, "with --explain, how many candidate nodes to show per pod")
+	f.explainNodes = atLeast{value: report.DefaultExplainNodes, min: 1}
+	fs.Var(&f.explainNodes, "explain-nodes", "with --explain, how many candidate nodes to show per pod")
+	fs.BoolVar(&f.keep, "keep", false, "after a successful run, keep the control plane and the scheduler up until Ctrl-C")
 	fs.BoolVar(&f.karpenter, "karpenter", false, "run a real Karpenter (its KWOK provider, bin/karpenter from make karpenter) on the control plane: the scenario may hold NodePools, pods may wait for the nodes it adds, and the output lists them (a scenario without a NodePool gets one: on-demand nodes of any region)")
 	fs.BoolVar(&f.admission, "admission-policies", false, "render the PlacementPolicy rules of --config as MutatingAdmissionPolicies (as bin/placement-admission does) and apply them before the scenario's objects, in every run: what an autoscaler sees of the rules")
-	fs.IntVar(&f.verbosity, "v", 2, "verbosity of the log file (the scheduler's logs never go to the terminal)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, exitOK
-		}
-		return nil, exitInput
+	fs.StringVar(&f.assets, "assets", "", assetsUsage)
+	fs.IntVarP(&f.verbosity, "v", "v", 2, "verbosity of the log file (the scheduler's logs never go to the terminal)")
+	for _, name := range []string{"scenario", "config", "compare"} {
+		_ = cmd.MarkFlagFilename(name, "yaml", "yml", "json")
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "playground: unexpected arguments %q\n", fs.Args())
-		return nil, exitInput
+	_ = cmd.MarkFlagDirname("assets")
+	return cmd
+}
+
+// inputs returns the scenario and the configs to run, and the built-in
+// files among them.
+func (f *runFlags) inputs() (scenario string, configs []string, builtin map[string][]byte) {
+	builtin = map[string][]byte{}
+	scenario, config := f.scenario, f.config
+	if !f.scenarioSet {
+		scenario = defaultScenario + builtinSuffix
+		builtin[scenario] = schedulerplugins.TutorialScenario
 	}
-	if f.output != "text" && f.output != "json" {
-		fmt.Fprintf(stderr, "playground: --output: unsupported value %q: text or json\n", f.output)
-		return nil, exitInput
+	if !f.configSet {
+		config = defaultConfig + builtinSuffix
+		builtin[config] = schedulerplugins.DefaultSchedulerConfig
 	}
-	if f.explainNodes < 1 {
-		fmt.Fprintf(stderr, "playground: --explain-nodes must be at least 1\n")
-		return nil, exitInput
+	configs = []string{config}
+	if f.compare != "" {
+		configs = append(configs, f.compare)
 	}
-	if f.timeout <= 0 {
-		fmt.Fprintf(stderr, "playground: --timeout must be positive\n")
-		return nil, exitInput
-	}
-	return f, exitOK
+	return scenario, configs, builtin
 }
 
 // logSink is the destination of the process-wide logger: the log file of
@@ -159,12 +215,14 @@ func setupLogging(path string, verbosity int) (klog.Logger, func(), error) {
 	}, nil
 }
 
-// run is the whole command; main only adds signal handling and os.Exit.
+// run is the whole command line (without the program's name); main only
+// adds signal handling and os.Exit.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	o, code := parseFlags(args, stderr)
-	if o == nil {
-		return code
-	}
+	return execute(ctx, args, stdout, stderr)
+}
+
+// runScenario runs the scenario of f and returns the exit code.
+func runScenario(ctx context.Context, f *runFlags, stdout, stderr io.Writer) int {
 	dir, err := os.MkdirTemp("", "playground-")
 	if err != nil {
 		fmt.Fprintf(stderr, "playground: %v\n", err)
@@ -177,7 +235,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}()
 	logPath := filepath.Join(dir, "playground.log")
-	logger, closeLog, err := setupLogging(logPath, o.verbosity)
+	logger, closeLog, err := setupLogging(logPath, f.verbosity)
 	if err != nil {
 		fmt.Fprintf(stderr, "playground: %v\n", err)
 		return exitFailure
@@ -185,56 +243,45 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer closeLog()
 	ctx = klog.NewContext(ctx, logger)
 
-	configs := []string{o.config}
-	if o.compare != "" {
-		configs = append(configs, o.compare)
-	}
-	session, err := playground.Play(ctx, playground.Options{
-		Assets:   o.assets,
-		Scenario: o.scenario,
+	scenarioFile, configs, builtin := f.inputs()
+	opts := playground.Options{
+		Scenario: scenarioFile,
 		Configs:  configs,
-		Timeout:  o.timeout,
+		Builtin:  builtin,
+		Timeout:  time.Duration(f.timeout),
 		WorkDir:  dir,
 		Progress: stderr,
-		Keep:     o.keep,
+		Keep:     f.keep,
 
-		Explain:      o.explain,
-		ExplainNodes: o.explainNodes,
+		Explain:      f.explain,
+		ExplainNodes: int(f.explainNodes.value),
 
-		Karpenter:         o.karpenter,
-		AdmissionPolicies: o.admission,
-	})
+		Karpenter:         f.karpenter,
+		AdmissionPolicies: f.admission,
+	}
+	if opts.Assets, err = assetsFor(ctx, f.assets, opts, stderr); err != nil {
+		return reportRunError(stderr, err, dir, &keepDir)
+	}
+	session, err := playground.Play(ctx, opts)
 	defer session.Stop()
-	code = exitOK
+	code := exitOK
 	if err != nil {
-		var inputErr *playground.InputError
-		var assetsErr *playground.AssetsError
-		var timeoutErr *playground.TimeoutError
-		code = exitFailure
-		switch {
-		case errors.As(err, &assetsErr):
-			fmt.Fprintf(stderr, "playground: %v\n", err)
-		case errors.As(err, &inputErr):
-			fmt.Fprintf(stderr, "playground: %v\n", err)
-			code = exitInput
-			// A run that timed out before keeps its logs.
-			keepDir = errors.As(err, &timeoutErr)
-		default:
-			// A failed run, or runs that timed out: their logs stay.
-			keepDir = true
-			fmt.Fprintf(stderr, "playground: %v\nlogs (scheduler, etcd, kube-apiserver, kube-controller-manager, kwok) kept in %s\n", err, dir)
-		}
+		code = reportRunError(stderr, err, dir, &keepDir)
 		if session == nil {
 			return code
 		}
 		// Timed out: show what was placed, then fail.
 	}
 
-	if err := writeOutput(stdout, o.output, o.explain, session.Runs); err != nil {
+	if err := writeOutput(stdout, f.output.value, f.explain, session.Runs); err != nil {
 		fmt.Fprintf(stderr, "playground: writing the output: %v\n", err)
 		return exitFailure
 	}
-	if o.keep {
+	if f.keep && code != exitOK {
+		session.Stop()
+		fmt.Fprintln(stderr, "--keep: the run failed, so the control plane and the scheduler are stopped")
+	}
+	if f.keep && code == exitOK {
 		fmt.Fprintf(stderr, "\nthe control plane and the scheduler stay up until Ctrl-C; try:\n  kubectl --kubeconfig %s get pods -A -o wide\n",
 			session.Kubeconfig)
 		<-ctx.Done()
@@ -243,9 +290,47 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// writeOutput writes the runs; in JSON, explanations are in the pods.
+// reportRunError prints err of a run once, with where the logs are kept if
+// anything ran (then *keepDir is set), and returns the exit code.
+func reportRunError(stderr io.Writer, err error, dir string, keepDir *bool) int {
+	var inputErr *playground.InputError
+	var assetsErr *playground.AssetsError
+	var timeoutErr *playground.TimeoutError
+	switch {
+	case errors.As(err, &assetsErr):
+		fmt.Fprintf(stderr, "playground: %v\n", err)
+		return exitFailure
+	case errors.As(err, &inputErr):
+		fmt.Fprintf(stderr, "playground: %v\n", err)
+		// A run that timed out before keeps its logs.
+		if errors.As(err, &timeoutErr) {
+			*keepDir = true
+			fmt.Fprintf(stderr, "logs (scheduler, etcd, kube-apiserver, kube-controller-manager, kwok) kept in %s\n", dir)
+		}
+		return exitInput
+	default:
+		// A failed run, or runs that timed out: their logs stay.
+		*keepDir = true
+		fmt.Fprintf(stderr, "playground: %v\nlogs (scheduler, etcd, kube-apiserver, kube-controller-manager, kwok) kept in %s\n", err, dir)
+		return exitFailure
+	}
+}
+
+// writeOutput writes the runs; in JSON, explanations are in the pods. YAML
+// is the JSON document, rendered as YAML.
 func writeOutput(w io.Writer, format string, explain bool, runs []report.Run) error {
 	switch {
+	case format == "yaml":
+		var doc bytes.Buffer
+		if err := writeOutput(&doc, "json", explain, runs); err != nil {
+			return err
+		}
+		out, err := yaml.JSONToYAML(doc.Bytes())
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(out)
+		return err
 	case len(runs) == 1 && format == "json":
 		return report.WriteJSON(w, runs[0].Result)
 	case format == "json":

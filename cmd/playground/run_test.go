@@ -73,7 +73,7 @@ profiles:
 				`profiles[0].plugins.multiPoint.enabled[0].name: Invalid value: "NodeLessPod": no such plugin; did you mean "NodeLessPods"?`}},
 		{name: "invalid plugin args", args: []string{"--config", badMode, "--scenario", tutorial}, wantCode: 2,
 			want: []string{"playground: scheduler config " + badMode, "profiles[0].pluginConfig[0].args.mode", `Unsupported value: "Fewest"`}},
-		{name: "bad output", args: []string{"--output", "yaml"}, wantCode: 2, want: []string{"--output", `"yaml"`}},
+		{name: "bad output", args: []string{"--output", "xml"}, wantCode: 2, want: []string{`invalid argument "xml" for "-o, --output" flag: must be one of text, json, yaml`}},
 		{name: "missing binaries", args: []string{"--config", shippedConfig, "--scenario", tutorial, "--assets", t.TempDir()}, wantCode: 1,
 			want: []string{"playground: not found (or not executable): ", "/etcd, ", "/kube-controller-manager, ", "/kwok: ", "make envtest"}},
 	}

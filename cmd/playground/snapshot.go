@@ -19,13 +19,13 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"time"
 
+	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
@@ -36,70 +36,63 @@ import (
 	"github.com/adminsched/scheduler-plugins/internal/playground/snapshot"
 )
 
-const snapshotUsage = `Usage: playground snapshot [flags]
-
-Writes a scenario of a live cluster: its nodes (name, labels, taints,
+const snapshotLong = `Writes a scenario of a live cluster: its nodes (name, labels, taints,
 allocatable cpu, memory and pods, unschedulable, and the annotation
 scheduling.adminsched.io/maintenance-window only) and its bound pods that
 are not Succeeded or Failed (namespace, name, node, labels, controller
 owner, priority and container requests only: no images, env, volumes,
-secrets or annotations). Replay it with
-  playground --scenario FILE
-or name it as the base of a scenario that adds workloads:
-  base: cluster.yaml
+secrets or annotations). Replay it with "playground --scenario FILE", or
+name it as the base of a scenario that adds workloads ("base: cluster.yaml").`
 
-Flags:
-`
+const snapshotExample = `  # The nodes and bound pods of the current context's cluster
+  playground snapshot --output-file cluster.yaml
+
+  # Only the pods of one namespace (nodes are always all recorded)
+  playground snapshot --namespace default --output-file cluster.yaml
+
+  # Replay it: the pods bound where they are, then the scenario's own
+  playground --scenario cluster.yaml`
 
 type snapshotFlags struct {
 	kubeconfig, context, namespace, outputFile string
 	allNamespaces                              bool
-	pageSize                                   int64
+	pageSize                                   atLeast
 	verbosity                                  int
 }
 
-func parseSnapshotFlags(args []string, stderr io.Writer) (*snapshotFlags, int) {
+func newSnapshotCommand() *cobra.Command {
 	f := &snapshotFlags{}
-	fs := flag.NewFlagSet("playground snapshot", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), snapshotUsage)
-		fs.PrintDefaults()
+	cmd := &cobra.Command{
+		Use:     "snapshot [flags]",
+		Short:   "Write a scenario of a live cluster's nodes and bound pods",
+		Long:    snapshotLong,
+		Example: snapshotExample,
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.namespace != "" {
+				if cmd.Flags().Changed("all-namespaces") && f.allNamespaces {
+					return errors.New("--namespace and --all-namespaces exclude each other")
+				}
+				f.allNamespaces = false
+			} else if !f.allNamespaces {
+				return errors.New("--all-namespaces=false needs --namespace")
+			}
+			return exitWith(runSnapshot(cmd.Context(), f, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
 	}
-	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster (default: $KUBECONFIG, else ~/.kube/config)")
-	fs.StringVar(&f.context, "context", "", "kubeconfig context (default: the current context)")
-	fs.StringVar(&f.namespace, "namespace", "", "record the pods of this namespace only (nodes are always all recorded)")
-	fs.BoolVar(&f.allNamespaces, "all-namespaces", true, "record the pods of every namespace (the default unless --namespace is given)")
-	fs.StringVar(&f.outputFile, "output-file", "", "where to write the scenario (default: stdout)")
-	fs.Int64Var(&f.pageSize, "page-size", 500, "objects per list request")
-	fs.IntVar(&f.verbosity, "v", 0, "log verbosity (logs go to stderr)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, exitOK
-		}
-		return nil, exitInput
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "playground snapshot: unexpected arguments %q\n", fs.Args())
-		return nil, exitInput
-	}
-	allSet := false
-	fs.Visit(func(fl *flag.Flag) { allSet = allSet || fl.Name == "all-namespaces" })
-	if f.namespace != "" {
-		if allSet && f.allNamespaces {
-			fmt.Fprintln(stderr, "playground snapshot: --namespace and --all-namespaces exclude each other")
-			return nil, exitInput
-		}
-		f.allNamespaces = false
-	} else if !f.allNamespaces {
-		fmt.Fprintln(stderr, "playground snapshot: --all-namespaces=false needs --namespace")
-		return nil, exitInput
-	}
-	if f.pageSize < 1 {
-		fmt.Fprintln(stderr, "playground snapshot: --page-size must be at least 1")
-		return nil, exitInput
-	}
-	return f, exitOK
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig of the cluster; without it, $KUBECONFIG, else ~/.kube/config")
+	fs.StringVar(&f.context, "context", "", "kubeconfig context; without it, the current context")
+	fs.StringVarP(&f.namespace, "namespace", "n", "", "record the pods of this namespace only (nodes are always all recorded)")
+	fs.BoolVarP(&f.allNamespaces, "all-namespaces", "A", true, "record the pods of every namespace; --namespace turns it off")
+	fs.StringVar(&f.outputFile, "output-file", "", "where to write the scenario; without it, stdout")
+	f.pageSize = atLeast{value: 500, min: 1}
+	fs.Var(&f.pageSize, "page-size", "objects per list request")
+	fs.IntVarP(&f.verbosity, "v", "v", 0, "log verbosity (logs go to stderr)")
+	_ = cmd.MarkFlagFilename("kubeconfig")
+	_ = cmd.MarkFlagFilename("output-file", "yaml", "yml")
+	return cmd
 }
 
 // maxKubeconfigBytes caps the kubeconfig files `playground snapshot` reads:
@@ -107,12 +100,8 @@ func parseSnapshotFlags(args []string, stderr io.Writer) (*snapshotFlags, int) {
 // 1 MiB.
 const maxKubeconfigBytes = 16 << 20
 
-// runSnapshot is `playground snapshot`.
-func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	f, code := parseSnapshotFlags(args, stderr)
-	if f == nil {
-		return code
-	}
+// runSnapshot takes the snapshot of f and returns the exit code.
+func runSnapshot(ctx context.Context, f *snapshotFlags, stdout, stderr io.Writer) int {
 	cfg := textlogger.NewConfig(textlogger.Output(stderr))
 	_ = cfg.Verbosity().Set(strconv.Itoa(f.verbosity))
 	ctx = klog.NewContext(ctx, textlogger.NewLogger(cfg))
@@ -143,7 +132,7 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 
 	start := time.Now()
-	s, err := snapshot.Take(ctx, client, snapshot.Options{Namespace: f.namespace, PageSize: f.pageSize, Progress: stderr})
+	s, err := snapshot.Take(ctx, client, snapshot.Options{Namespace: f.namespace, PageSize: f.pageSize.value, Progress: stderr})
 	if err != nil {
 		fmt.Fprintf(stderr, "playground snapshot: %v\n", err)
 		return exitFailure
@@ -155,7 +144,7 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	header := []string{
 		fmt.Sprintf("Written by `playground snapshot` at %s: %d nodes, %d bound pods of %s.",
 			start.UTC().Format(time.RFC3339), len(s.Nodes), len(s.BoundPods), scope),
-		"Replay it with `bin/playground --scenario FILE`, or name it as `base:` of a scenario.",
+		"Replay it with `playground --scenario FILE`, or name it as `base:` of a scenario.",
 	}
 	out, dest := stdout, "stdout"
 	if f.outputFile != "" {

@@ -250,7 +250,7 @@ func TestSnapshot(t *testing.T) {
 	dir := t.TempDir()
 	snapshot := filepath.Join(dir, "cluster.yaml")
 	var stdout, stderr syncBuffer
-	code := runSnapshot(context.Background(), []string{"--kubeconfig", kubeconfig, "--output-file", snapshot, "--page-size", "2"}, &stdout, &stderr)
+	code := execute(context.Background(), []string{"snapshot", "--kubeconfig", kubeconfig, "--output-file", snapshot, "--page-size", "2"}, &stdout, &stderr)
 	t.Logf("playground snapshot: exit %d\nstderr:\n%s", code, stderr.String())
 	if err := cp.Stop(); err != nil {
 		t.Error(err)
@@ -333,25 +333,25 @@ func TestSnapshotFlags(t *testing.T) {
 	}{
 		{[]string{"--namespace", "a", "--all-namespaces"}, "exclude each other"},
 		{[]string{"--all-namespaces=false"}, "needs --namespace"},
-		{[]string{"--page-size", "0"}, "--page-size must be at least 1"},
-		{[]string{"extra"}, "unexpected arguments"},
+		{[]string{"--page-size", "0"}, `invalid argument "0" for "--page-size" flag: must be at least 1`},
+		{[]string{"extra"}, `unexpected argument "extra": playground snapshot takes flags only`},
 		{[]string{"--kubeconfig", "/nonexistent/kubeconfig"}, "loading the kubeconfig"},
 		{[]string{"--kubeconfig", "/dev/zero"}, "loading the kubeconfig: /dev/zero is a device, not a regular file: a kubeconfig file must be a file"},
 		{[]string{"--kubeconfig", hugeKubeconfig}, "loading the kubeconfig: " + hugeKubeconfig + " is larger than 16 MiB (16777216 bytes), the most a kubeconfig file may hold"},
 	}
 	for _, tt := range tests {
 		var stdout, stderr syncBuffer
-		if code := runSnapshot(context.Background(), tt.args, &stdout, &stderr); code != exitInput || !strings.Contains(stderr.String(), tt.want) {
+		if code := execute(context.Background(), append([]string{"snapshot"}, tt.args...), &stdout, &stderr); code != exitInput || !strings.Contains(stderr.String(), tt.want) {
 			t.Errorf("%q: exit %d, stderr %q: want %d and %q", tt.args, code, stderr.String(), exitInput, tt.want)
 		}
 	}
 	var stdout, stderr syncBuffer
-	if code := runSnapshot(context.Background(), []string{"--help"}, &stdout, &stderr); code != exitOK || !strings.Contains(stderr.String(), "Usage: playground snapshot") {
-		t.Errorf("--help: exit %d, stderr %q", code, stderr.String())
+	if code := execute(context.Background(), []string{"snapshot", "--help"}, &stdout, &stderr); code != exitOK || !strings.Contains(stdout.String(), "playground snapshot [flags]") {
+		t.Errorf("--help: exit %d, stdout %q", code, stdout.String())
 	}
 	// The playground's own help names the subcommand.
 	var out, errOut syncBuffer
-	if code := run(context.Background(), []string{"--help"}, &out, &errOut); code != exitOK || !strings.Contains(errOut.String(), "playground snapshot [flags]") {
-		t.Errorf("playground --help: exit %d, stderr %q", code, errOut.String())
+	if code := run(context.Background(), []string{"--help"}, &out, &errOut); code != exitOK || !strings.Contains(out.String(), "\n  snapshot    ") {
+		t.Errorf("playground --help: exit %d, stdout %q", code, out.String())
 	}
 }

@@ -19,7 +19,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -27,9 +26,11 @@ import (
 	"slices"
 	"time"
 
+	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/klog/v2"
 
+	schedulerplugins "github.com/adminsched/scheduler-plugins"
 	"github.com/adminsched/scheduler-plugins/internal/playground"
 	"github.com/adminsched/scheduler-plugins/internal/playground/policytest"
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
@@ -38,16 +39,17 @@ import (
 
 // Exit codes of playground test. 2 is exitInput, as for a plain run.
 const (
-	exitTestFailed  = 1 // an assertion failed
-	exitTestNotRun  = 3 // a scenario could not run: the control plane, a timeout
-	defaultTestConf = "manifests/nodelesspods/scheduler-config.yaml"
+	exitTestFailed = 1 // an assertion failed
+	exitTestNotRun = 3 // a scenario could not run: the control plane, a timeout
 )
 
-const testUsage = `Usage: playground test [flags] FILE...
+// defaultTestConf is the config of a file that names none, when --config
+// is not given: the built-in file.
+const defaultTestConf = defaultConfig + builtinSuffix
 
-Runs each scenario file on a fresh embedded control plane with the
+const testLong = `Runs each scenario file on a fresh embedded control plane with the
 scheduler config it names (config:, relative to the file; --config
-overrides it; neither: ` + defaultTestConf + `), with explanations
+overrides it; neither: ` + defaultConfig + `, built in), with explanations
 recorded, then checks its expect: assertions. Prints one line per
 assertion, PASS or FAIL, and under a failure the pods concerned, where
 each landed and the explanation of that decision. An assertion with
@@ -59,47 +61,51 @@ scheduler config that does not load); 3 a scenario could not run (the
 control plane failed, a timeout, a missing binary): its assertions count
 as errors.
 
-Flags:
-`
+` + assetsHelp
+
+const testExample = `  # The shipped policy tests, with a JUnit report for CI (from the repository's root)
+  playground test --junit report.xml examples/scenarios/placement.yaml examples/scenarios/policy/residency.yaml
+
+  # Every file under another config than the one each names
+  playground test --config examples/scenarios/placement-config.yaml examples/scenarios/policy/residency.yaml`
 
 type testFlags struct {
 	assets, config, junit string
-	timeout               time.Duration
+	timeout               positiveDuration
 	verbosity             int
 	files                 []string
 }
 
-func parseTestFlags(args []string, stderr io.Writer) (*testFlags, int) {
-	defaultAssets := defaultAssetsDir()
+func newTestCommand() *cobra.Command {
 	f := &testFlags{}
-	fs := flag.NewFlagSet("playground test", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), testUsage)
-		fs.PrintDefaults()
+	cmd := &cobra.Command{
+		Use:     "test [flags] FILE...",
+		Short:   "Run scenarios' expect: assertions (policy tests)",
+		Long:    testLong,
+		Example: testExample,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return errors.New("no scenario file given")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.files = args
+			return exitWith(runTest(cmd.Context(), f, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+		},
 	}
-	fs.StringVar(&f.assets, "assets", defaultAssets, "directory holding etcd, kube-apiserver, kube-controller-manager and kwok (default: $KUBEBUILDER_ASSETS, else ./bin)")
+	fs := cmd.Flags()
+	fs.SortFlags = false
 	fs.StringVar(&f.config, "config", "", "KubeSchedulerConfiguration to run every file with, instead of the config each names")
 	fs.StringVar(&f.junit, "junit", "", "also write the results as JUnit XML to this file")
-	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "per run, how long to wait for every pod to be bound or unschedulable")
-	fs.IntVar(&f.verbosity, "v", 2, "verbosity of the log file (the scheduler's logs never go to the terminal)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, exitOK
-		}
-		return nil, exitInput
-	}
-	f.files = fs.Args()
-	if len(f.files) == 0 {
-		fmt.Fprintf(stderr, "playground test: no scenario file given\n")
-		fs.Usage()
-		return nil, exitInput
-	}
-	if f.timeout <= 0 {
-		fmt.Fprintf(stderr, "playground test: --timeout must be positive\n")
-		return nil, exitInput
-	}
-	return f, exitOK
+	f.timeout = positiveDuration(60 * time.Second)
+	fs.Var(&f.timeout, "timeout", "per run, how long to wait for every pod to be bound or unschedulable")
+	fs.StringVar(&f.assets, "assets", "", assetsUsage)
+	fs.IntVarP(&f.verbosity, "v", "v", 2, "verbosity of the log file (the scheduler's logs never go to the terminal)")
+	_ = cmd.MarkFlagFilename("config", "yaml", "yml", "json")
+	_ = cmd.MarkFlagFilename("junit", "xml")
+	_ = cmd.MarkFlagDirname("assets")
+	return cmd
 }
 
 // testFile is one file to test, its plan and the configs it runs with:
@@ -155,12 +161,8 @@ func loadTestFile(path, configFlag string) (*testFile, error) {
 	return t, nil
 }
 
-// runTest is the test subcommand.
-func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	o, code := parseTestFlags(args, stderr)
-	if o == nil {
-		return code
-	}
+// runTest runs the files of o and returns the exit code.
+func runTest(ctx context.Context, o *testFlags, stdout, stderr io.Writer) int {
 	dir, err := os.MkdirTemp("", "playground-test-")
 	if err != nil {
 		fmt.Fprintf(stderr, "playground test: %v\n", err)
@@ -180,13 +182,20 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer closeLog()
 	ctx = klog.NewContext(ctx, logger)
 
-	// Every file and config is checked before anything runs.
+	// Every file and config is checked before anything runs, and before
+	// the binaries are looked for.
+	assets := findAssets(o.assets)
 	var files []*testFile
 	bad := false
 	for i, path := range o.files {
 		t, err := loadTestFile(path, o.config)
 		if err == nil {
-			err = playground.Check(ctx, testOptions(o, t, filepath.Join(dir, fmt.Sprintf("check-%d", i+1))))
+			opts := testOptions(assets, o, t, filepath.Join(dir, fmt.Sprintf("check-%d", i+1)))
+			if assets == "" {
+				err = checkInputs(ctx, opts)
+			} else {
+				err = playground.Check(ctx, opts)
+			}
 		}
 		var assetsErr *playground.AssetsError
 		if errors.As(err, &assetsErr) {
@@ -203,11 +212,17 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if bad {
 		return exitInput
 	}
+	if assets == "" {
+		if assets, err = obtainAssets(ctx, stderr); err != nil {
+			fmt.Fprintf(stderr, "playground test: %v\n", err)
+			return exitTestNotRun
+		}
+	}
 
 	var results []*policytest.FileResult
 	for i, t := range files {
 		fmt.Fprintf(stderr, "testing %s (%d/%d)\n", t.path, i+1, len(files))
-		r := testOne(ctx, o, t, filepath.Join(dir, fmt.Sprintf("file-%d", i+1)), stderr)
+		r := testOne(ctx, assets, o, t, filepath.Join(dir, fmt.Sprintf("file-%d", i+1)), stderr)
 		if r.Err != nil {
 			keepDir = true
 		}
@@ -221,7 +236,7 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	code = exitOK
+	code := exitOK
 	passed, failed, notRun := 0, 0, 0
 	for _, r := range results {
 		p, f := r.Counts()
@@ -247,19 +262,20 @@ func runTest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-func testOptions(o *testFlags, t *testFile, workDir string) playground.Options {
+func testOptions(assets string, o *testFlags, t *testFile, workDir string) playground.Options {
 	return playground.Options{
-		Assets:   o.assets,
+		Assets:   assets,
 		Scenario: t.path,
 		Configs:  t.configs,
-		Timeout:  o.timeout,
+		Builtin:  map[string][]byte{defaultTestConf: schedulerplugins.DefaultSchedulerConfig},
+		Timeout:  time.Duration(o.timeout),
 		WorkDir:  workDir,
 		Explain:  true,
 	}
 }
 
 // testOne runs one file under each of its configs and evaluates it.
-func testOne(ctx context.Context, o *testFlags, t *testFile, workDir string, stderr io.Writer) *policytest.FileResult {
+func testOne(ctx context.Context, assets string, o *testFlags, t *testFile, workDir string, stderr io.Writer) *policytest.FileResult {
 	r := &policytest.FileResult{File: t.path, Config: t.configs[0]}
 	for i, a := range t.plan.Scenario.Expect {
 		name := a.Name
@@ -274,7 +290,7 @@ func testOne(ctx context.Context, o *testFlags, t *testFile, workDir string, std
 		r.Err = err
 		return r
 	}
-	opts := testOptions(o, t, workDir)
+	opts := testOptions(assets, o, t, workDir)
 	opts.Progress = stderr
 	session, err := playground.Play(ctx, opts)
 	defer session.Stop()
