@@ -31,6 +31,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
 
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 )
@@ -102,29 +105,74 @@ profiles:
 }
 
 // TestTimeout: when the wait times out, the command still prints what was
-// placed, exits 1 and keeps the logs.
+// placed, exits 1 and keeps the logs; with --keep too, it reports the
+// error once and stops the control plane instead of keeping it up.
 func TestTimeout(t *testing.T) {
-	code, out, stderr := runPlayground(t, "--config", shippedConfig, "--scenario", tutorial, "--timeout", "1ms", "--output", "json")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"--assets", assets, "--config", shippedConfig, "--scenario", tutorial, "--timeout", "1ms", "--output", "json", "--keep"}, &stdout, &stderr)
+	t.Logf("stderr:\n%s", stderr.String())
+	if ctx.Err() != nil {
+		t.Fatal("--keep held the failed run up until Ctrl-C")
+	}
 	if code != 1 {
 		t.Errorf("exit code %d, want 1", code)
 	}
-	if r := decodeResult(t, out); len(r.Nodes) != 3 {
+	if r := decodeResult(t, stdout.String()); len(r.Nodes) != 3 {
 		t.Errorf("result %+v, want the 3 nodes of the tutorial", r)
 	}
-	if !strings.Contains(stderr, "playground: not every pod was bound or found unschedulable within 1ms") {
-		t.Errorf("stderr does not report the timeout")
+	if n := strings.Count(stderr.String(), "not every pod was bound or found unschedulable within 1ms"); n != 1 {
+		t.Errorf("stderr reports the timeout %d times, want once", n)
+	}
+	if !strings.Contains(stderr.String(), "--keep: the run failed, so the control plane and the scheduler are stopped\n") || strings.Contains(stderr.String(), "kubectl --kubeconfig") {
+		t.Errorf("stderr does not say that --keep did not keep the failed run")
 	}
 	const kept = "logs (scheduler, etcd, kube-apiserver, kube-controller-manager, kwok) kept in "
-	i := strings.Index(stderr, kept)
+	i := strings.Index(stderr.String(), kept)
 	if i < 0 {
 		t.Fatalf("stderr does not say where the logs are")
 	}
-	dir := strings.TrimSpace(strings.SplitN(stderr[i+len(kept):], "\n", 2)[0])
+	dir := strings.TrimSpace(strings.SplitN(stderr.String()[i+len(kept):], "\n", 2)[0])
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	for _, log := range []string{"playground.log", "run-1/etcd.log", "run-1/kube-apiserver.log", "run-1/kube-controller-manager.log", "run-1/kwok.log"} {
 		if _, err := os.Stat(filepath.Join(dir, log)); err != nil {
 			t.Errorf("log %s not kept: %v", log, err)
 		}
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(dir, "run-1", "kubeconfig"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Timeout = 5 * time.Second
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := client.Discovery().ServerVersion(); err == nil {
+		t.Errorf("the control plane of the failed run still answers (%s)", v)
+	}
+}
+
+// TestDefaultsFromAnotherFolder: run from a folder that is not the
+// repository's, without --config and --scenario, the playground runs its
+// built-in tutorial and config and names them so; -o yaml gives the
+// document -o json does.
+func TestDefaultsFromAnotherFolder(t *testing.T) {
+	t.Chdir(t.TempDir())
+	code, out, stderr := runPlayground(t, "-o", "yaml")
+	if code != 0 {
+		t.Fatalf("exit code %d, want 0", code)
+	}
+	if !strings.Contains(stderr, "starting the scheduler from manifests/nodelesspods/scheduler-config.yaml (built in) (profiles: custom-scheduler)") {
+		t.Errorf("stderr does not name the built-in config")
+	}
+	var r report.Result
+	if err := yaml.UnmarshalStrict([]byte(out), &r); err != nil {
+		t.Fatalf("decoding -o yaml: %v\n%s", err, out)
+	}
+	if len(r.Pods) != 7 || len(r.Nodes) != 3 || r.Spread > 1 {
+		t.Errorf("%d pods on %d nodes, spread %d: want the tutorial's 7 on 3, spread at most 1", len(r.Pods), len(r.Nodes), r.Spread)
 	}
 }
 
