@@ -68,12 +68,19 @@ const (
 // hack/tools/helm/go.mod. The chart tests never skip: without helm they fail.
 func helmBinary(t testing.TB) string {
 	t.Helper()
-	path := os.Getenv("HELM_BINARY")
+	return toolBinary(t, "HELM_BINARY", "helm", "the chart tests run helm")
+}
+
+// toolBinary returns the path in the environment variable env, or
+// bin/<name>, which `make <name>` builds; without it the test fails.
+func toolBinary(t testing.TB, env, name, why string) string {
+	t.Helper()
+	path := os.Getenv(env)
 	if path == "" {
-		path, _ = filepath.Abs("../../bin/helm")
+		path, _ = filepath.Abs("../../bin/" + name)
 	}
 	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("the chart tests run helm: build it with `make helm` (hack/install-helm.sh), or set HELM_BINARY: %v", err)
+		t.Fatalf("%s: build it with `make %s`, or set %s: %v", why, name, env, err)
 	}
 	return path
 }
@@ -465,11 +472,7 @@ func nameDiff(want, got []string) (missing, extra []string) {
 // schema, or a template's fail) with the field named, and so does a cluster
 // outside the supported kube-apiserver versions (Chart.yaml kubeVersion).
 func TestChartBadValues(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		args []string
-		want []string
-	}{
+	checkBadValues(t, []badValues{
 		{"the default scheduler's lease", []string{"--set", "leaderElection.resourceName=kube-scheduler"},
 			[]string{"/leaderElection/resourceName"}},
 		{"NodeLessPods mode Fewest", []string{"--set-json", `pluginConfig=[{"name":"NodeLessPods","args":{"mode":"Fewest"}}]`},
@@ -498,7 +501,20 @@ func TestChartBadValues(t *testing.T) {
 			[]string{"podDisruptionBudget"}},
 		{"a cluster older than the supported skew", []string{"--kube-version", "1.36.0"},
 			[]string{"kubeVersion"}},
-	} {
+	})
+}
+
+// badValues are values that helm template must refuse, with the strings
+// its error must hold (the field's path or name).
+type badValues struct {
+	name string
+	args []string
+	want []string
+}
+
+func checkBadValues(t *testing.T, cases []badValues) {
+	t.Helper()
+	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			out, err := helmTemplate(t, "adminsched-system", tt.args...)
 			if err == nil {

@@ -521,11 +521,7 @@ func TestChartRBACCreate(t *testing.T) {
 // extraArgs, config, serviceAccount and rbac fail helm template naming the
 // value.
 func TestChartBadNewValues(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		args []string
-		want []string
-	}{
+	checkBadValues(t, []badValues{
 		{"a profile without schedulerName", []string{"--set-json", `profiles=[{"plugins":{}}]`},
 			[]string{"/profiles/0", "schedulerName"}},
 		{"an unknown key in a profile", []string{"--set-json", `profiles=[{"schedulerName":"a","plugin":{}}]`},
@@ -568,19 +564,7 @@ func TestChartBadNewValues(t *testing.T) {
 			[]string{"/rbac/create"}},
 		{"a topology spread constraint without topologyKey", []string{"--set-json", `topologySpreadConstraints=[{"maxSkew":1,"whenUnsatisfiable":"DoNotSchedule"}]`},
 			[]string{"/topologySpreadConstraints/0", "topologyKey"}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			out, err := helmTemplate(t, "adminsched-system", tt.args...)
-			if err == nil {
-				t.Fatalf("helm template %v rendered:\n%s", tt.args, out)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("helm template %v failed without naming %q: %v", tt.args, w, err)
-				}
-			}
-		})
-	}
+	})
 }
 
 // TestChartREADMEValues holds the chart README's values tables and
