@@ -37,7 +37,11 @@ CRDS=${OUT}/karpenter-crds
 export GOTOOLCHAIN=${KARPENTER_GOTOOLCHAIN:-go1.27.3}
 cd hack/tools/karpenter
 version=$(go list -m -f '{{.Version}}' sigs.k8s.io/karpenter)
+# go list -m prints no Dir for a module not yet in the module cache (a cold
+# machine): download it first, or the CRDs are looked for under /kwok/.
+go mod download sigs.k8s.io/karpenter
 dir=$(go list -m -f '{{.Dir}}' sigs.k8s.io/karpenter)
+[[ -n "${dir}" ]] || { echo "sigs.k8s.io/karpenter ${version} is not in the module cache after go mod download" >&2; exit 1; }
 want="$(go version) karpenter=${version}"
 stamp="${BIN}.stamp"
 crds=(
