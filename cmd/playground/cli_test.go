@@ -32,6 +32,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"sigs.k8s.io/yaml"
 
 	schedulerplugins "github.com/adminsched/scheduler-plugins"
@@ -431,5 +432,33 @@ func TestAssetsFromCache(t *testing.T) {
 		if diff := cmp.Diff(tt.want, stderr); diff != "" {
 			t.Errorf("%q: stderr (-want +got):\n%s", tt.args, diff)
 		}
+	}
+}
+
+// TestREADMEFlags: the scenarios README has a row for every flag of the
+// run and of snapshot, as the help names it ("`-o, --output", "`--keep").
+func TestREADMEFlags(t *testing.T) {
+	data, err := os.ReadFile(scenarios + "README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := newRootCommand()
+	snapshot, _, err := root.Find([]string{"snapshot"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []*cobra.Command{root, snapshot} {
+		cmd.Flags().VisitAll(func(f *pflag.Flag) {
+			if f.Name == "help" || f.Name == "version" {
+				return
+			}
+			row := "| `--" + f.Name
+			if f.Shorthand != "" {
+				row = "`-" + f.Shorthand + ", --" + f.Name
+			}
+			if !strings.Contains(string(data), row) {
+				t.Errorf("%s --%s: the scenarios README has no %q", cmd.CommandPath(), f.Name, row)
+			}
+		})
 	}
 }
