@@ -15,26 +15,32 @@ limitations under the License.
 */
 
 // Command playground runs our scheduler end to end on an embedded control
-// plane (etcd, kube-apiserver, kube-controller-manager and KWOK from bin/,
-// see `make envtest`): it creates a scenario's nodes and objects, whose
-// controllers make the pods, runs its steps, waits for the scheduler and
-// shows where every pod landed.
+// plane (etcd, kube-apiserver, kube-controller-manager and KWOK): it creates
+// a scenario's nodes and objects, whose controllers make the pods, runs its
+// steps, waits for the scheduler and shows where every pod landed. Its
+// default scenario and scheduler config are built in, so it runs from any
+// folder; the binaries come from --assets, $KUBEBUILDER_ASSETS or ./bin, else
+// it builds them once into the user's cache.
 //
-//	bin/playground [--scenario FILE] [--config FILE] [--compare FILE]
-//	               [--output text|json] [--timeout 60s] [--keep] [--assets DIR]
+//	playground [run] [--scenario FILE] [--config FILE] [--compare FILE]
+//	               [-o text|json|yaml] [--timeout 1m0s] [--keep] [--assets DIR]
 //	               [--explain [--explain-nodes 5]] [--karpenter] [--admission-policies]
 //
-// The snapshot subcommand writes a scenario of a live cluster (its nodes and
+// The snapshot command writes a scenario of a live cluster (its nodes and
 // bound pods, see examples/scenarios/README.md) to replay, or to name as the
 // base of a scenario:
 //
-//	bin/playground snapshot [--kubeconfig FILE] [--context NAME]
-//	               [--namespace NS | --all-namespaces] [--output-file FILE]
+//	playground snapshot [--kubeconfig FILE] [--context NAME]
+//	               [-n NS | -A] [--output-file FILE]
 //
-// The test subcommand runs scenarios that carry expect: assertions (policy
+// The test command runs scenarios that carry expect: assertions (policy
 // tests) and exits non-zero when one fails; it can write JUnit XML:
 //
-//	bin/playground test [--config FILE] [--junit FILE] [--timeout 60s] FILE...
+//	playground test [--config FILE] [--junit FILE] [--timeout 1m0s] FILE...
+//
+// The version command (and --version) prints the playground's version, the
+// Kubernetes it is built from and Go's. `playground <command> --help` gives
+// every flag, with examples.
 package main
 
 import (
