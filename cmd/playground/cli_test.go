@@ -462,3 +462,14 @@ func TestREADMEFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestCompletion: the shell completion of -o offers its values, and no
+// files.
+func TestCompletion(t *testing.T) {
+	for _, args := range [][]string{{cobra.ShellCompRequestCmd, "-o", ""}, {cobra.ShellCompRequestCmd, "run", "--output", ""}, {cobra.ShellCompRequestCmd, "version", "-o", ""}} {
+		code, out, _ := executeArgs(args...)
+		if want := "text\njson\nyaml\n:4\n"; code != exitOK || out != want {
+			t.Errorf("%q: exit code %d, stdout %q; want 0 and %q", args, code, out, want)
+		}
+	}
+}
