@@ -62,7 +62,10 @@ func (m modules) pins() (pins, error) {
 // readable versions first, then a hash of everything the build reads (both
 // go.mod/go.sum pairs, since any requirement can change what a binary
 // links, and the build commands), so that a playground with other pins or
-// another recipe never takes binaries it did not build.
+// another recipe never takes binaries it did not build. The Go version
+// that built them is in the stamp, not the key: knowing the local one takes
+// a go command, which a reuse must not need, and a Go update should not
+// cost a 10-minute rebuild of sources that did not change.
 func (m modules) key(goos, goarch string) (string, error) {
 	p, err := m.pins()
 	if err != nil {
