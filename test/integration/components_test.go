@@ -323,7 +323,11 @@ func TestInstallREADMECommands(t *testing.T) {
 		cmd.Dir = work
 		out, err := cmd.Output()
 		if err != nil {
-			t.Errorf("kubectl kustomize %s (a command of the README): %v", path, err)
+			var stderr []byte
+			if exit, ok := err.(*exec.ExitError); ok {
+				stderr = exit.Stderr
+			}
+			t.Errorf("kubectl kustomize %s (a command of the README): %v: %s", path, err, stderr)
 			continue
 		}
 		got := decodeObjects(t, string(out))
