@@ -280,6 +280,9 @@ profiles:
 			"the ConfigMap my-config",
 			"kubectl -n adminsched-system get lease adminsched-scheduler",
 		}, []string{"custom-scheduler"}},
+		{"the license driver", []string{"--set", "licenseDriver.enabled=true"}, []string{
+			"The license driver (licenses.adminsched.io) is installed in adminsched-system",
+		}, []string{" runs "}},
 		{"one replica without leader election", []string{"--set", "replicas=1", "--set", "leaderElection.leaderElect=false"}, []string{
 			"(1 replica of adminsched/kube-scheduler:v0.37.0)",
 			"Leader election is off",

@@ -156,12 +156,15 @@ func decodeObjects(t testing.TB, out string) []*unstructured.Unstructured {
 	return objs
 }
 
-// TestChartLint runs helm lint --strict on the defaults and with the
-// ServiceMonitor on.
+// TestChartLint runs helm lint --strict on the defaults, with the
+// ServiceMonitor on, with several profiles, and with the ServiceAccount,
+// RBAC and config left to the user.
 func TestChartLint(t *testing.T) {
 	for _, args := range [][]string{
 		nil,
 		{"--set", "serviceMonitor.enabled=true"},
+		{"--set-json", `profiles=[{"schedulerName":"a","percentageOfNodesToScore":50},{"schedulerName":"b","plugins":{"multiPoint":{"enabled":[{"name":"PlacementPolicy"}]}}}]`},
+		{"--set", "serviceAccount.create=false", "--set", "serviceAccount.name=sa", "--set", "rbac.create=false", "--set", "config.existingConfigMap=cm"},
 	} {
 		out, err := runHelm(t, append([]string{"lint", "--strict", chartDir}, args...)...)
 		if err != nil {
