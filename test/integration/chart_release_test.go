@@ -304,3 +304,36 @@ profiles:
 		})
 	}
 }
+
+// TestChartProfilesSchedule installs the README's two-profiles example (the
+// YAML block that starts with "# two-profiles.yaml") and runs its
+// scheduler: both profiles load in the real binary, one lease serves both,
+// and each schedules the pods that name it.
+func TestChartProfilesSchedule(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(chartDir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, example, ok := strings.Cut(string(readme), "```yaml\n# two-profiles.yaml\n")
+	example, _, ok2 := strings.Cut(example, "```")
+	if !ok || !ok2 {
+		t.Fatal("the chart's README has no ```yaml block starting with # two-profiles.yaml")
+	}
+	tc := newTestContext(t)
+	in := tc.installObjects("the README's two profiles", renderChart(t, tc.ns, "-f", valuesFile(t, example)))
+	tc.createNodes(makeNode("profiles-a"), makeNode("profiles-b"))
+	args, _ := tc.schedulerArgs(in, in.config)
+	proc := tc.runBinary("two-profiles-scheduler", args...)
+	tc.waitForLeader([]*schedulerProcess{proc})
+	var pods []string
+	for _, p := range in.config.Profiles {
+		pod := tc.makePod(ptr.Deref(p.SchedulerName, "") + "-pod")
+		pod.Spec.SchedulerName = ptr.Deref(p.SchedulerName, "")
+		tc.createPod(pod)
+		pods = append(pods, pod.Name)
+	}
+	if want := []string{"spread-scheduler-pod", "pack-scheduler-pod"}; !slices.Equal(pods, want) {
+		t.Errorf("the example's profiles make the pods %q, want %q", pods, want)
+	}
+	tc.waitScheduled(pods...)
+}
