@@ -78,8 +78,11 @@ func (t target) buildArgs(out, kubernetesVersion string) []string {
 // (-modfile, -mod=vendor, tags); the flags a build needs are on its command
 // line. GOOS/GOARCH are this machine's: the binaries run here.
 func goEnv() []string {
-	return append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly", "GO111MODULE=on",
-		"GOOS="+runtime.GOOS, "GOARCH="+runtime.GOARCH)
+	return append(os.Environ(), goEnvOverrides()...)
+}
+
+func goEnvOverrides() []string {
+	return []string{"GOWORK=off", "GOFLAGS=-mod=readonly", "GO111MODULE=on", "GOOS=" + runtime.GOOS, "GOARCH=" + runtime.GOARCH}
 }
 
 type builder struct {
@@ -118,6 +121,7 @@ func (b *builder) build(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(b.log, "# every command runs with the user's environment and %s\n", strings.Join(goEnvOverrides(), " "))
 	goVersion, err := b.run(ctx, mainDir, b.goCmd, "env", "GOVERSION")
 	if err != nil {
 		return fmt.Errorf("%s cannot build the playground's modules (they need Go %s or later): %w%s", b.goCmd, p.minGo, err, tail(logPath))
