@@ -221,13 +221,19 @@ func runNotesCommand(t *testing.T, notes, match string) string {
 	return strings.TrimSpace(string(out))
 }
 
+// notesRelease is the release of the NOTES tests: a name no other test
+// applies, since helm install --dry-run refuses objects that exist without
+// its ownership annotations (cluster-scoped ones outlive a test's
+// namespace).
+const notesRelease = "notes"
+
 // helmNotes renders the NOTES of an install of the working tree's chart
-// with args: helm install --dry-run against the API server (helm template
-// renders no NOTES, and helm 3's client-only dry run still asks the
-// cluster for its version).
+// as notesRelease with args: helm install --dry-run against the API server
+// (helm template renders no NOTES, and helm 3's client-only dry run still
+// asks the cluster for its version and existing objects).
 func helmNotes(t *testing.T, namespace string, args ...string) string {
 	t.Helper()
-	out := helmOnCluster(t, namespace, append([]string{"install", chartRelease, chartDir, "--dry-run=client"}, args...)...)
+	out := helmOnCluster(t, namespace, append([]string{"install", notesRelease, chartDir, "--dry-run=client"}, args...)...)
 	_, notes, ok := strings.Cut(out, "\nNOTES:\n")
 	if !ok {
 		t.Fatalf("helm install --dry-run printed no NOTES:\n%s", out)
@@ -253,13 +259,13 @@ profiles:
 		want, deny []string
 	}{
 		{"defaults", nil, []string{
-			"Release adminsched-scheduler is installed in namespace adminsched-system",
+			"Release notes is installed in namespace adminsched-system: the Deployment notes-adminsched-scheduler",
 			"Installed is not running",
-			"kubectl -n adminsched-system rollout status deploy/adminsched-scheduler",
+			"kubectl -n adminsched-system rollout status deploy/notes-adminsched-scheduler",
 			"custom-scheduler: multiPoint: +NodeLessPods (weight 3)",
-			`kubectl -n adminsched-system get lease adminsched-scheduler -o jsonpath='{.spec.holderIdentity}{"\n"}'`,
-			`kubectl -n adminsched-system logs "$(kubectl -n adminsched-system get lease adminsched-scheduler -o jsonpath='{.spec.holderIdentity}' | cut -d_ -f1)"`,
-			"kubectl -n adminsched-system logs -l app.kubernetes.io/instance=adminsched-scheduler,app.kubernetes.io/name=adminsched-scheduler --prefix --tail=100",
+			`kubectl -n adminsched-system get lease notes-adminsched-scheduler -o jsonpath='{.spec.holderIdentity}{"\n"}'`,
+			`kubectl -n adminsched-system logs "$(kubectl -n adminsched-system get lease notes-adminsched-scheduler -o jsonpath='{.spec.holderIdentity}' | cut -d_ -f1)"`,
+			"kubectl -n adminsched-system logs -l app.kubernetes.io/instance=notes,app.kubernetes.io/name=adminsched-scheduler --prefix --tail=100",
 			"schedulerName: custom-scheduler",
 		}, []string{" runs "}},
 		{"two profiles", []string{"--set-json", `profiles=[` +
@@ -278,7 +284,7 @@ profiles:
 		}, []string{"custom-scheduler"}},
 		{"an existing ConfigMap", []string{"--set", "config.existingConfigMap=my-config"}, []string{
 			"the ConfigMap my-config",
-			"kubectl -n adminsched-system get lease adminsched-scheduler",
+			"kubectl -n adminsched-system get lease notes-adminsched-scheduler",
 		}, []string{"custom-scheduler"}},
 		{"the license driver", []string{"--set", "licenseDriver.enabled=true"}, []string{
 			"The license driver (licenses.adminsched.io) is installed in adminsched-system",
@@ -310,17 +316,8 @@ profiles:
 // scheduler: both profiles load in the real binary, one lease serves both,
 // and each schedules the pods that name it.
 func TestChartProfilesSchedule(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(chartDir, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, example, ok := strings.Cut(string(readme), "```yaml\n# two-profiles.yaml\n")
-	example, _, ok2 := strings.Cut(example, "```")
-	if !ok || !ok2 {
-		t.Fatal("the chart's README has no ```yaml block starting with # two-profiles.yaml")
-	}
 	tc := newTestContext(t)
-	in := tc.installObjects("the README's two profiles", renderChart(t, tc.ns, "-f", valuesFile(t, example)))
+	in := tc.installObjects("the README's two profiles", renderChart(t, tc.ns, "-f", valuesFile(t, readmeBlock(t, "```yaml\n# two-profiles.yaml\n"))))
 	tc.createNodes(makeNode("profiles-a"), makeNode("profiles-b"))
 	args, _ := tc.schedulerArgs(in, in.config)
 	proc := tc.runBinary("two-profiles-scheduler", args...)
@@ -336,4 +333,32 @@ func TestChartProfilesSchedule(t *testing.T) {
 		t.Errorf("the example's profiles make the pods %q, want %q", pods, want)
 	}
 	tc.waitScheduled(pods...)
+}
+
+// readmeBlock returns the text of the chart README's code block that
+// starts with start (its opening fence and first lines) up to its closing
+// fence.
+func readmeBlock(t *testing.T, start string) string {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join(chartDir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(readme), start)
+	block, _, closed := strings.Cut(block, "```")
+	if !ok || !closed {
+		t.Fatalf("the chart's README has no code block starting with %q", start)
+	}
+	return start[strings.Index(start, "\n")+1:] + block
+}
+
+// TestChartNotesREADME holds the NOTES excerpt of the chart README's
+// two-profiles example to the NOTES that example renders.
+func TestChartNotesREADME(t *testing.T) {
+	example := readmeBlock(t, "```yaml\n# two-profiles.yaml\n")
+	excerpt := readmeBlock(t, "```\nProfiles (pods choose one")
+	notes := helmNotes(t, "adminsched-system", "-f", valuesFile(t, example))
+	if !strings.Contains(notes, excerpt) {
+		t.Errorf("the README's NOTES excerpt:\n%s\nis not in the NOTES the example renders:\n%s", excerpt, notes)
+	}
 }
