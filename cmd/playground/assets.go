@@ -18,7 +18,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -68,20 +67,8 @@ func assetsFor(ctx context.Context, given string, opts playground.Options, progr
 	if dir := findAssets(given); dir != "" {
 		return dir, nil
 	}
-	if err := checkInputs(ctx, opts); err != nil {
+	if err := playground.CheckInputs(ctx, opts); err != nil {
 		return "", err
 	}
 	return obtainAssets(ctx, progress)
-}
-
-// checkInputs checks opts as playground.Check does, but not the assets.
-func checkInputs(ctx context.Context, opts playground.Options) error {
-	// The work dir holds no binaries: Check gets to them last.
-	opts.Assets = opts.WorkDir
-	err := playground.Check(ctx, opts)
-	var assetsErr *playground.AssetsError
-	if errors.As(err, &assetsErr) {
-		return nil
-	}
-	return err
 }

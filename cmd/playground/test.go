@@ -192,7 +192,7 @@ func runTest(ctx context.Context, o *testFlags, stdout, stderr io.Writer) int {
 		if err == nil {
 			opts := testOptions(assets, o, t, filepath.Join(dir, fmt.Sprintf("check-%d", i+1)))
 			if assets == "" {
-				err = checkInputs(ctx, opts)
+				err = playground.CheckInputs(ctx, opts)
 			} else {
 				err = playground.Check(ctx, opts)
 			}

@@ -208,9 +208,36 @@ func Check(ctx context.Context, opts Options) error {
 	return err
 }
 
-// check is Play's checks of its inputs: the prepared configs, the plan per
-// config and the rendered policies, or an *InputError or *AssetsError.
+// CheckInputs is Check without the binaries of opts.Assets: nil or an
+// *InputError. A caller that has yet to get the binaries (built into a
+// cache, say) reports bad input first, before that costly step.
+func CheckInputs(ctx context.Context, opts Options) error {
+	_, _, _, err := checkInputs(ctx, opts)
+	return err
+}
+
+// check is Play's checks of its inputs, then of its binaries: the prepared
+// configs, the plan per config and the rendered policies, or an
+// *InputError or *AssetsError.
 func check(ctx context.Context, opts Options) ([]*schedConfig, []*scenario.Plan, *admission.Result, error) {
+	prepared, plans, policies, err := checkInputs(ctx, opts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := localcluster.CheckAssets(opts.Assets); err != nil {
+		return nil, nil, nil, &AssetsError{Err: err}
+	}
+	if opts.Karpenter {
+		if err := karpenter.CheckAssets(opts.Assets); err != nil {
+			return nil, nil, nil, &AssetsError{Err: fmt.Errorf("--karpenter: %w", err)}
+		}
+	}
+	return prepared, plans, policies, nil
+}
+
+// checkInputs is check's part that reads no binaries: every input is checked
+// before anything starts.
+func checkInputs(ctx context.Context, opts Options) ([]*schedConfig, []*scenario.Plan, *admission.Result, error) {
 	logger := klog.FromContext(ctx)
 	if len(opts.Configs) == 0 {
 		return nil, nil, nil, &InputError{Err: errors.New("no scheduler config")}
@@ -219,7 +246,6 @@ func check(ctx context.Context, opts Options) ([]*schedConfig, []*scenario.Plan,
 		return nil, nil, nil, &InputError{Err: fmt.Errorf("the timeout must be positive, got %v", opts.Timeout)}
 	}
 
-	// Every input is checked before anything starts.
 	var prepared []*schedConfig
 	for i, c := range opts.Configs {
 		data, err := readConfig(c, opts.Builtin)
@@ -254,14 +280,6 @@ func check(ctx context.Context, opts Options) ([]*schedConfig, []*scenario.Plan,
 		var err error
 		if policies, err = renderPolicies(prepared[0]); err != nil {
 			return nil, nil, nil, &InputError{Err: err}
-		}
-	}
-	if err := localcluster.CheckAssets(opts.Assets); err != nil {
-		return nil, nil, nil, &AssetsError{Err: err}
-	}
-	if opts.Karpenter {
-		if err := karpenter.CheckAssets(opts.Assets); err != nil {
-			return nil, nil, nil, &AssetsError{Err: fmt.Errorf("--karpenter: %w", err)}
 		}
 	}
 	return prepared, plans, policies, nil

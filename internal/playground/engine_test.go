@@ -179,10 +179,19 @@ func TestCheckBuiltin(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, ctx := ktesting.NewTestContext(t)
-			err := Check(ctx, Options{Assets: t.TempDir(), Scenario: scenarioName, Configs: []string{config},
+			opts := Options{Assets: t.TempDir(), Scenario: scenarioName, Configs: []string{config},
 				Builtin: map[string][]byte{config: []byte(readFile(t, shippedConfig)), scenarioName: []byte(tt.scenario)},
-				Timeout: time.Minute, WorkDir: t.TempDir()})
+				Timeout: time.Minute, WorkDir: t.TempDir()}
+			// CheckInputs stops before the binaries: valid inputs pass.
+			inputErr := CheckInputs(ctx, opts)
 			var ie *InputError
+			switch {
+			case tt.want == "" && inputErr != nil:
+				t.Errorf("CheckInputs: %v, want nil for valid inputs without binaries", inputErr)
+			case tt.want != "" && (!errors.As(inputErr, &ie) || !strings.Contains(inputErr.Error(), tt.want)):
+				t.Errorf("CheckInputs: %v (%T), want an *InputError containing %q", inputErr, inputErr, tt.want)
+			}
+			err := Check(ctx, opts)
 			var ae *AssetsError
 			switch {
 			case tt.want == "" && !errors.As(err, &ae):
