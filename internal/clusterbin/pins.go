@@ -17,13 +17,12 @@ limitations under the License.
 package clusterbin
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"strconv"
-	"strings"
+	goversion "go/version"
+
+	"golang.org/x/mod/modfile"
 )
 
 // modules are the two module definitions the binaries are built in: the
@@ -87,43 +86,28 @@ func (m modules) key(goos, goarch string) (string, error) {
 // moduleVersion is the version of module path that a go.mod selects: its
 // require line, or the version of a replace directive for it.
 func moduleVersion(gomod []byte, path string) (string, error) {
-	var version, replaced, block string
-	sc := bufio.NewScanner(bytes.NewReader(gomod))
-	for sc.Scan() {
-		line, _, _ := strings.Cut(sc.Text(), "//")
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue
-		}
-		if f[0] == ")" {
-			block = ""
-			continue
-		}
-		kind := block
-		if block == "" {
-			if len(f) == 2 && f[1] == "(" {
-				block = f[0]
-				continue
-			}
-			kind, f = f[0], f[1:]
-		}
-		if len(f) == 0 || f[0] != path {
-			continue
-		}
-		switch kind {
-		case "require":
-			version = f[len(f)-1]
-		case "replace":
-			// old [v] => new v; a replacement by a directory has no version.
-			i := indexOf(f, "=>")
-			if i < 0 || len(f) != i+3 {
-				return "", fmt.Errorf("module %s is replaced by a directory (%s): the playground cannot build it without a checkout", path, strings.TrimSpace(line))
-			}
-			replaced = f[i+2]
+	f, err := modfile.Parse("go.mod", gomod, nil)
+	if err != nil {
+		return "", err
+	}
+	version := ""
+	for _, r := range f.Require {
+		if r.Mod.Path == path {
+			version = r.Mod.Version
 		}
 	}
-	if replaced != "" {
-		return replaced, nil
+	for _, r := range f.Replace {
+		if r.Old.Path != path || (r.Old.Version != "" && r.Old.Version != version) {
+			continue
+		}
+		if r.New.Version == "" {
+			old := r.Old.Path
+			if r.Old.Version != "" {
+				old += " " + r.Old.Version
+			}
+			return "", fmt.Errorf("module %s is replaced by a directory (replace %s => %s): the playground cannot build it without a checkout", path, old, r.New.Path)
+		}
+		return r.New.Version, nil
 	}
 	if version == "" {
 		return "", fmt.Errorf("no requirement on %s", path)
@@ -131,43 +115,20 @@ func moduleVersion(gomod []byte, path string) (string, error) {
 	return version, nil
 }
 
-func indexOf(fields []string, s string) int {
-	for i, f := range fields {
-		if f == s {
-			return i
-		}
-	}
-	return -1
-}
-
 // goDirective is a go.mod's go version ("1.26.8"), or "" if it has none.
 func goDirective(gomod []byte) string {
-	sc := bufio.NewScanner(bytes.NewReader(gomod))
-	for sc.Scan() {
-		if f := strings.Fields(sc.Text()); len(f) == 2 && f[0] == "go" {
-			return f[1]
-		}
+	f, err := modfile.Parse("go.mod", gomod, nil)
+	if err != nil || f.Go == nil {
+		return ""
 	}
-	return ""
+	return f.Go.Version
 }
 
-// newerGo is the newer of two Go versions of the form 1.N[.P].
+// newerGo is the newer of two Go versions of the form 1.N[.P] ("" is older
+// than any).
 func newerGo(a, b string) string {
-	pa, pb := strings.Split(a, "."), strings.Split(b, ".")
-	for i := 0; i < len(pa) || i < len(pb); i++ {
-		var x, y int
-		if i < len(pa) {
-			x, _ = strconv.Atoi(pa[i])
-		}
-		if i < len(pb) {
-			y, _ = strconv.Atoi(pb[i])
-		}
-		if x != y {
-			if x > y {
-				return a
-			}
-			return b
-		}
+	if goversion.Compare("go"+a, "go"+b) < 0 {
+		return b
 	}
 	return a
 }
