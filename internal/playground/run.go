@@ -73,7 +73,13 @@ func runScenario(ctx context.Context, opts Options, sc *schedConfig, plan *scena
 	if opts.now != nil {
 		now = opts.now
 	}
-	if err := apply.CreateNodes(ctx, client, plan.NodeObjects(now()), progress); err != nil {
+	// Created as KWOK starts them, so that KWOK need not write each one's
+	// status once more.
+	nodes := plan.NodeObjects(now())
+	for i, n := range nodes {
+		nodes[i] = localcluster.StartedNode(n, now())
+	}
+	if err := apply.CreateNodes(ctx, client, nodes, progress); err != nil {
 		return nil, stop, err
 	}
 	// The controllers run: CreateBoundPods waits for the DaemonSet

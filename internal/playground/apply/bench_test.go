@@ -273,7 +273,9 @@ func boundBenchSnapshot(nodes, pods int) ([]*corev1.Node, []*appsv1.DaemonSet, [
 	terms := make([]corev1.NodeSelectorTerm, nodes)
 	for i := range nodeObjs {
 		name := fmt.Sprintf("node-%05d", i)
-		nodeObjs[i] = &corev1.Node{
+		// Created as the playground creates them, started (see
+		// localcluster.StartedNode).
+		nodeObjs[i] = localcluster.StartedNode(&corev1.Node{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
 				corev1.LabelHostname:           name,
 				corev1.LabelTopologyZone:       fmt.Sprintf("zone-%d", i%3),
@@ -283,7 +285,7 @@ func boundBenchSnapshot(nodes, pods int) ([]*corev1.Node, []*appsv1.DaemonSet, [
 				Capacity: res.DeepCopy(), Allocatable: res.DeepCopy(),
 				Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady"}},
 			},
-		}
+		}, time.Now())
 		terms[i] = corev1.NodeSelectorTerm{MatchFields: []corev1.NodeSelectorRequirement{{
 			Key: metav1.ObjectNameField, Operator: corev1.NodeSelectorOpIn, Values: []string{name},
 		}}}
