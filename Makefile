@@ -138,7 +138,7 @@ fuzz: ## Fuzz the count cache for FUZZTIME (default 60s).
 	$(GO) test ./pkg/nodelesspods/podcount -run '^$$' -fuzz FuzzCache -fuzztime $${FUZZTIME:-60s}
 
 .PHONY: verify
-verify: verify-gofmt verify-vet verify-codegen verify-gomod verify-logcheck ## All static checks (CI runs them before make test).
+verify: verify-gofmt verify-vet verify-codegen verify-gomod verify-logcheck verify-filesize ## All static checks (CI runs them before make test).
 
 .PHONY: verify-gofmt
 verify-gofmt:
@@ -159,6 +159,10 @@ verify-gomod:
 .PHONY: verify-logcheck
 verify-logcheck: ## Structured, contextual logging only (logcheck from hack/tools).
 	hack/verify-logcheck.sh
+
+.PHONY: verify-filesize
+verify-filesize: ## No Go file under internal/ over 350 lines (tests aside).
+	hack/verify-filesize.sh
 
 .PHONY: update-codegen
 update-codegen: ## Regenerate deepcopy, conversion and defaulter code.
