@@ -32,7 +32,7 @@ import (
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 	"github.com/adminsched/scheduler-plugins/internal/playground/scenario"
 	"github.com/adminsched/scheduler-plugins/internal/playground/settle"
-	"github.com/adminsched/scheduler-plugins/internal/schedtrace"
+	"github.com/adminsched/scheduler-plugins/internal/schedtrace/recorder"
 	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy/admission"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -102,9 +102,9 @@ func runScenario(ctx context.Context, opts Options, sc *schedConfig, plan *scena
 		}
 	}
 	fmt.Fprintf(progress, "starting the scheduler from %s (profiles: %s)\n", sc.source, strings.Join(sc.profiles, ", "))
-	var rec *schedtrace.Recorder
+	var rec *recorder.Recorder
 	if opts.Explain {
-		rec = schedtrace.NewRecorder()
+		rec = recorder.New()
 	}
 	rs, err := startScheduler(ctx, sc, rec)
 	if err != nil {
@@ -159,13 +159,13 @@ func runScenario(ctx context.Context, opts Options, sc *schedConfig, plan *scena
 // startScheduler sets up the scheduler from sc and starts it, recording
 // its attempts into rec unless nil. A failing setup is the config's fault (a
 // plugin refused its args, say): an *InputError.
-func startScheduler(ctx context.Context, sc *schedConfig, rec *schedtrace.Recorder) (*localscheduler.Scheduler, error) {
+func startScheduler(ctx context.Context, sc *schedConfig, rec *recorder.Recorder) (*localscheduler.Scheduler, error) {
 	s, err := localscheduler.Setup(ctx, sc.path)
 	if err != nil {
 		return nil, &InputError{Err: fmt.Errorf("scheduler config %s: %w", sc.source, err)}
 	}
 	if rec != nil {
-		schedtrace.Install(ctx, s.Scheduler, rec)
+		recorder.Install(ctx, s.Scheduler, rec)
 	}
 	if err := s.Start(); err != nil {
 		s.Stop()

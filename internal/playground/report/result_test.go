@@ -19,6 +19,7 @@ package report
 import (
 	"go/parser"
 	"go/token"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -216,6 +217,17 @@ func TestPure(t *testing.T) {
 					t.Errorf("%s imports %s: report is pure (no client, no cluster) and imports nothing of the playground", f, path)
 				}
 			}
+		}
+	}
+	// Nor through what it imports (it once linked client-go and the
+	// scheduler through the attempt recorder).
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list -deps: %v\n%s", err, out)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, "k8s.io/client-go/") || strings.HasPrefix(dep, "k8s.io/kubernetes/") || strings.HasPrefix(dep, "github.com/adminsched/scheduler-plugins/internal/localcluster") {
+			t.Errorf("the report package links %s", dep)
 		}
 	}
 }

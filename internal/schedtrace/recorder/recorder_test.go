@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package schedtrace
+package recorder
 
 import (
 	"context"
@@ -33,6 +33,8 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/profile"
+
+	"github.com/adminsched/scheduler-plugins/internal/schedtrace"
 )
 
 // fakeFramework answers the calls the recorder wraps; any other call panics
@@ -89,7 +91,7 @@ func TestRecorder(t *testing.T) {
 			failures = append(failures, status.Message())
 		},
 	}
-	rec := NewRecorder()
+	rec := New()
 	Install(ctx, sched, rec)
 	f := sched.Profiles["p"]
 	if f == framework.Framework(fake) {
@@ -125,16 +127,16 @@ func TestRecorder(t *testing.T) {
 	if !ok {
 		t.Fatal("no attempt recorded")
 	}
-	want := Attempt{
+	want := schedtrace.Attempt{
 		Profile: "p", Pod: ref, UID: "u1", Number: 2,
 		Weights: map[string]int{"A": 1, "B": 3},
-		Filter: map[string]*Status{
+		Filter: map[string]*schedtrace.Status{
 			"n1": nil, "n2": nil,
 			"n3": {Code: "Unschedulable", Plugin: "NodeResourcesFit", Reasons: []string{"Insufficient cpu"}},
 		},
-		Scores: []NodeScore{
-			{Node: "n1", Plugins: []PluginScore{{Plugin: "A", Raw: 7, Weighted: 70}, {Plugin: "B", Raw: 2, Weighted: 300}}, Total: 370},
-			{Node: "n2", Plugins: []PluginScore{{Plugin: "A", Raw: 10, Weighted: 100}, {Plugin: "B", Raw: 0, Weighted: 0}}, Total: 100},
+		Scores: []schedtrace.NodeScore{
+			{Node: "n1", Plugins: []schedtrace.PluginScore{{Plugin: "A", Raw: 7, Weighted: 70}, {Plugin: "B", Raw: 2, Weighted: 300}}, Total: 370},
+			{Node: "n2", Plugins: []schedtrace.PluginScore{{Plugin: "A", Raw: 10, Weighted: 100}, {Plugin: "B", Raw: 0, Weighted: 0}}, Total: 100},
 		},
 		Reserved: "n1",
 	}
@@ -148,7 +150,7 @@ func TestRecorder(t *testing.T) {
 	f.RunPreFilterPlugins(ctx, framework.NewCycleState(), pod)
 	sched.FailureHandler(ctx, f, &framework.QueuedPodInfo{PodInfo: &framework.PodInfo{Pod: pod}}, fwk.AsStatus(errors.New("0/3 nodes are available")), nil, time.Now())
 	a, _ = rec.Last(ref)
-	wantPre := &Status{Code: "UnschedulableAndUnresolvable", Plugin: "NodeAffinity", Reasons: []string{"node(s) didn't match Pod's node affinity/selector"}}
+	wantPre := &schedtrace.Status{Code: "UnschedulableAndUnresolvable", Plugin: "NodeAffinity", Reasons: []string{"node(s) didn't match Pod's node affinity/selector"}}
 	if a.Number != 3 || !cmp.Equal(a.PreFilter, wantPre) || len(a.Filter) != 0 || a.Scores != nil || a.Reserved != "" || a.Failure != "0/3 nodes are available" {
 		t.Errorf("third attempt: %+v", a)
 	}
