@@ -67,7 +67,9 @@ func (p *pipeline) applyObjects(ctx context.Context) error {
 			APIVersion: a.GVK.GroupVersion().String(), Kind: a.GVK.Kind,
 			Namespace: a.Namespace, Name: a.Name, Resource: a.Resource, UID: a.UID,
 		})
-		if err := p.settle(ctx); err != nil {
+		// Only the object just applied was written: the others are
+		// judged from the watcher's caches, not read again.
+		if err := p.settle(ctx, p.targets[len(p.targets)-1:]); err != nil {
 			return err
 		}
 	}
@@ -77,10 +79,10 @@ func (p *pipeline) applyObjects(ctx context.Context) error {
 // settle waits until every object is settled and the scheduler caught up;
 // with Karpenter, until its pods are bound or Karpenter is idle with some
 // unbound (a pod unschedulable now may be bound once Karpenter's node is
-// Ready).
-func (p *pipeline) settle(ctx context.Context) error {
+// Ready). written are the targets written since the last settle.
+func (p *pipeline) settle(ctx context.Context, written []settle.Target) error {
 	for {
-		if err := p.watcher.Wait(ctx, p.targets, p.progress); err != nil {
+		if err := p.watcher.WaitWritten(ctx, p.targets, written, p.progress); err != nil {
 			return err
 		}
 		if err := p.schedulerCaughtUp(ctx); err != nil {
@@ -122,7 +124,8 @@ func (p *pipeline) runSteps(ctx context.Context) ([]report.StepResult, error) {
 		if err := p.runStep(ctx, st); err != nil {
 			return results, fmt.Errorf("step %d (%s): %w", i+1, st, err)
 		}
-		if err := p.settle(ctx); err != nil {
+		// A step may write any object: all are read again.
+		if err := p.settle(ctx, p.targets); err != nil {
 			return results, fmt.Errorf("step %d (%s): %w", i+1, st, err)
 		}
 		owned := p.ownedPods()

@@ -19,6 +19,7 @@ package settle
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"golang.org/x/sync/errgroup"
 
@@ -36,6 +37,33 @@ import (
 // replicas), one just deleted is still there. So each Wait reads every
 // target once from the API server (its metadata: a GET, not a list) and
 // judges a target only once its cache has caught up with that read.
+
+// knownBarriers returns a barrier for each target: caught up for a target
+// an earlier Wait saw settled and that is not in written, unread (to be
+// read) for the others.
+func (w *Watcher) knownBarriers(targets, written []Target) []barrier {
+	bars := make([]barrier, len(targets))
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i, t := range targets {
+		if _, ok := w.settled[t]; ok && !slices.Contains(written, t) {
+			bars[i] = barrier{read: true, exists: true, caughtUp: true}
+		}
+	}
+	return bars
+}
+
+// remember notes that a Wait saw targets settled.
+func (w *Watcher) remember(targets []Target) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.settled == nil {
+		w.settled = map[Target]struct{}{}
+	}
+	for _, t := range targets {
+		w.settled[t] = struct{}{}
+	}
+}
 
 // barrier is what the API server said of a target when a Wait began.
 type barrier struct {

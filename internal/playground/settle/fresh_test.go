@@ -20,8 +20,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -153,4 +155,55 @@ func (b slowBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	time.Sleep(300 * time.Millisecond)
 	return n, err
+}
+
+// TestWaitWrittenReadsWhatWasWritten: waiting after each of three objects
+// reads each once (3 GETs, where Wait reads 1+2+3), and a target written
+// again is read again, as a scale in TestWaitFresh needs.
+func TestWaitWrittenReadsWhatWasWritten(t *testing.T) {
+	ctx := needCluster(t)
+	var mu sync.Mutex
+	gets := map[string]int{}
+	cfg := rest.CopyConfig(testConfig)
+	cfg.WrapTransport = func(next http.RoundTripper) http.RoundTripper {
+		return roundTripper(func(req *http.Request) (*http.Response, error) {
+			if req.Method == http.MethodGet && req.URL.Query().Get("watch") == "" && strings.Contains(req.URL.Path, "/deployments/") {
+				mu.Lock()
+				gets[req.URL.Path[strings.LastIndex(req.URL.Path, "/")+1:]]++
+				mu.Unlock()
+			}
+			return next.RoundTrip(req)
+		})
+	}
+	read := func() map[string]int {
+		mu.Lock()
+		defer mu.Unlock()
+		c := maps.Clone(gets)
+		clear(gets)
+		return c
+	}
+	w := startWatcher(t, ctx, cfg, nil)
+	ns := namespace(t, ctx)
+	var targets []Target
+	for _, name := range []string{"a", "b", "c"} {
+		targets = append(targets, createDeployment(t, ctx, ns, name, 0))
+		if err := w.WaitWritten(ctx, targets, targets[len(targets)-1:], nil); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := read(), map[string]int{name: 1}; !maps.Equal(got, want) {
+			t.Errorf("after creating %s: reads %v, want %v", name, got, want)
+		}
+	}
+	if err := w.WaitWritten(ctx, targets, targets[1:2], nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := read(), map[string]int{"b": 1}; !maps.Equal(got, want) {
+		t.Errorf("with b written again: reads %v, want %v", got, want)
+	}
+	if err := w.Wait(ctx, targets, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := read(), map[string]int{"a": 1, "b": 1, "c": 1}; !maps.Equal(got, want) {
+		t.Errorf("Wait: reads %v, want every target once %v", got, want)
+	}
 }

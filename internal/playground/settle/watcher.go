@@ -72,6 +72,9 @@ type Watcher struct {
 	subscribers map[chan struct{}]struct{}
 
 	mu sync.Mutex
+	// settled are the targets a Wait has returned for: WaitWritten reads
+	// them again only when the caller wrote them since.
+	settled map[Target]struct{}
 	// ctx lives until Stop; dynamic informers started later run in it.
 	ctx context.Context
 	// synced are the informers of the targets' resources started so far.
