@@ -34,9 +34,10 @@ import (
 // A cache lags behind the writes its caller just made: an object created
 // a moment ago is not in it yet (and would look deleted, so settled), one
 // just scaled still shows its old spec and status (settled, with the old
-// replicas), one just deleted is still there. So each Wait reads every
-// target once from the API server (its metadata: a GET, not a list) and
-// judges a target only once its cache has caught up with that read.
+// replicas), one just deleted is still there. So a Wait reads each target
+// the caller may have written (all of them, unless WaitWritten says which)
+// once from the API server (its metadata: a GET, not a list) and judges
+// it only once its cache has caught up with that read.
 
 // knownBarriers returns a barrier for each target: caught up for a target
 // an earlier Wait saw settled and that is not in written, unread (to be
