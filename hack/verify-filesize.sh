@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fails when a Go source file under internal/ (tests aside) is longer than
 # MAX_LINES (350): past that a file holds more than one job, and the
-# playground's pipeline (issue 19) keeps one job per file. Split the file
+# playground's pipeline keeps one job per file. Split the file
 # along what it does rather than raising the limit.
 set -o errexit -o nounset -o pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
