@@ -6,7 +6,7 @@
 set -o errexit -o nounset -o pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 max=${MAX_LINES:-350}
-long=$(git ls-files 'internal/*.go' | grep -v '_test\.go$' | grep -v '/zz_generated' | xargs wc -l | awk -v max="${max}" '$2 != "total" && $1 > max {print "  " $2 ": " $1 " lines"}')
+long=$(git ls-files 'internal/*.go' | grep -v '_test\.go$' | grep -v '/zz_generated' | xargs -r wc -l | awk -v max="${max}" '$2 != "total" && $1 > max {print "  " $2 ": " $1 " lines"}')
 if [ -n "${long}" ]; then
   echo "Go files under internal/ longer than ${max} lines (split them along what they do):" >&2
   echo "${long}" >&2

@@ -53,7 +53,7 @@ var kwokDefaultResources = corev1.ResourceList{
 // its name as Hostname address, node info, phase Running. The stage only
 // takes nodes whose phase is not Running, so a node created so costs no
 // status write: one request fewer per node for the API server and etcd,
-// and one update fewer for KWOK and every node watcher, about a tenth of
+// and one update fewer for KWOK and every node watcher, about a fifth of
 // KWOK's CPU when 5,000 nodes are replayed (doc/performance.md). KWOK still
 // manages the node (its lease, its pods, the heartbeat stage). Allocatable
 // and capacity are kept when set, as the stage keeps them.

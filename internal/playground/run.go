@@ -75,9 +75,10 @@ func runScenario(ctx context.Context, opts Options, sc *schedConfig, plan *scena
 	}
 	// Created as KWOK starts them, so that KWOK need not write each one's
 	// status once more.
-	nodes := plan.NodeObjects(now())
+	created := now()
+	nodes := plan.NodeObjects(created)
 	for i, n := range nodes {
-		nodes[i] = localcluster.StartedNode(n, now())
+		nodes[i] = localcluster.StartedNode(n, created)
 	}
 	if err := apply.CreateNodes(ctx, client, nodes, progress); err != nil {
 		return nil, stop, err

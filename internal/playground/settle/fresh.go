@@ -19,7 +19,6 @@ package settle
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"golang.org/x/sync/errgroup"
 
@@ -44,10 +43,15 @@ import (
 // read) for the others.
 func (w *Watcher) knownBarriers(targets, written []Target) []barrier {
 	bars := make([]barrier, len(targets))
+	wrote := make(map[Target]struct{}, len(written))
+	for _, t := range written {
+		wrote[t] = struct{}{}
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for i, t := range targets {
-		if _, ok := w.settled[t]; ok && !slices.Contains(written, t) {
+		_, again := wrote[t]
+		if _, ok := w.settled[t]; ok && !again {
 			bars[i] = barrier{read: true, exists: true, caughtUp: true}
 		}
 	}
