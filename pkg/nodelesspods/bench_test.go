@@ -272,6 +272,13 @@ func BenchmarkCycle(b *testing.B) {
 
 	b.Run("NodeLessPods", func(b *testing.B) {
 		pl := newBenchPlugin(b, ctx, testArgs(nil), c, true)
+		runCycle(b, ctx, c, pl, pl)
+	})
+
+	// A profile that enables the plugin at score but not at preScore:
+	// every Score call asks the memo.
+	b.Run("NodeLessPods-score-only", func(b *testing.B) {
+		pl := newBenchPlugin(b, ctx, testArgs(nil), c, true)
 		runCycle(b, ctx, c, pl, nil)
 	})
 

@@ -53,6 +53,7 @@ type NodeLessPods struct {
 }
 
 var (
+	_ fwk.PreScorePlugin    = &NodeLessPods{}
 	_ fwk.ScorePlugin       = &NodeLessPods{}
 	_ fwk.ScoreExtensions   = &NodeLessPods{}
 	_ fwk.ReservePlugin     = &NodeLessPods{}

@@ -60,6 +60,10 @@ type podGroupCycle struct {
 	// reserve runs Reserve and Unreserve around assume and forget, as a
 	// profile that enables the plugin at reserve does.
 	reserve bool
+	// preScore runs PreScore on every node before Score, as the framework
+	// does in each cycle when the profile enables the plugin at preScore
+	// (multiPoint does); without it Score asks the memo.
+	preScore bool
 }
 
 func (c *podGroupCycle) assume(pod *v1.Pod) {
@@ -95,6 +99,15 @@ func (c *podGroupCycle) score(nodeName string) int64 {
 	if err != nil {
 		c.t.Fatal(err)
 	}
+	if c.preScore {
+		all, err := c.snapshot.NodeInfos().List()
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		if status := c.pl.PreScore(c.ctx, c.state, &v1.Pod{}, all); !status.IsSuccess() {
+			c.t.Fatalf("PreScore: %v", status)
+		}
+	}
 	s, status := c.pl.Score(c.ctx, c.state, &v1.Pod{}, ni)
 	if !status.IsSuccess() {
 		c.t.Fatalf("Score(%s): %v", nodeName, status)
@@ -102,14 +115,26 @@ func (c *podGroupCycle) score(nodeName string) int64 {
 	return s
 }
 
-func newPodGroupCycle(t *testing.T, reserve bool) *podGroupCycle {
+// enablements are the ways a profile can enable the plugin, as the pod-group
+// tests run them.
+var enablements = []struct {
+	name              string
+	reserve, preScore bool
+}{
+	{"score only", false, false},
+	{"score and preScore", false, true},
+	{"with reserve", true, false},
+	{"multiPoint", true, true},
+}
+
+func newPodGroupCycle(t *testing.T, reserve, preScore bool) *podGroupCycle {
 	_, ctx := ktesting.NewTestContext(t)
 	n1 := node("n1", 110)
 	pl, snapshot := newTestPlugin(ctx, t,
 		testArgs(func(a *config.NodeLessPodsArgs) { a.Namespaces = []string{"default"} }),
 		[]*v1.Node{n1, node("n2", 110)},
 		boundPod("a", "default", "n1").Obj(), boundPod("b", "default", "n1").Obj())
-	return &podGroupCycle{ctx: ctx, t: t, pl: pl, snapshot: snapshot, state: podGroupState(), reserve: reserve}
+	return &podGroupCycle{ctx: ctx, t: t, pl: pl, snapshot: snapshot, state: podGroupState(), reserve: reserve, preScore: preScore}
 }
 
 // TestPodGroupSwap is issue 18's defect 1: gang G1 (counted pods) assumes P1
@@ -118,10 +143,9 @@ func newPodGroupCycle(t *testing.T, reserve bool) *podGroupCycle {
 // only feasible node). n1 then has the generation and the number of pods it
 // had when it was scored with P1, and must still score 2, not 3.
 func TestPodGroupSwap(t *testing.T) {
-	for _, reserve := range []bool{false, true} {
-		name := map[bool]string{false: "score only", true: "with reserve"}[reserve]
-		t.Run(name, func(t *testing.T) {
-			c := newPodGroupCycle(t, reserve)
+	for _, e := range enablements {
+		t.Run(e.name, func(t *testing.T) {
+			c := newPodGroupCycle(t, e.reserve, e.preScore)
 			if got := c.score("n1"); got != 2 {
 				t.Fatalf("before the groups: Score = %d, want 2", got)
 			}
@@ -144,10 +168,9 @@ func TestPodGroupSwap(t *testing.T) {
 // and Unreserve must still keep the live NodeInfo's count right through the
 // same swap as TestPodGroupSwap.
 func TestPreemptionDryRun(t *testing.T) {
-	for _, reserve := range []bool{false, true} {
-		name := map[bool]string{false: "score only", true: "with reserve"}[reserve]
-		t.Run(name, func(t *testing.T) {
-			c := newPodGroupCycle(t, reserve)
+	for _, e := range enablements {
+		t.Run(e.name, func(t *testing.T) {
+			c := newPodGroupCycle(t, e.reserve, e.preScore)
 			if got := c.score("n1"); got != 2 {
 				t.Fatalf("before the dry run: Score = %d, want 2", got)
 			}
