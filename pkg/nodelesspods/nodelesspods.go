@@ -99,10 +99,14 @@ func (pl *NodeLessPods) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod
 	if nodeInfo.Node() == nil {
 		return 0, fwk.NewStatus(fwk.Error, "node not found")
 	}
-	// Only pod-group cycles run on a snapshot that may hold assumed pods; a
-	// caller with no state is treated as one, which is always correct.
-	podGroupCycle := state == nil || state.IsPodGroupSchedulingCycle()
-	return pl.load(pl.counts.Count(nodeInfo, podGroupCycle), nodeInfo), nil
+	return pl.load(pl.counts.Count(nodeInfo, inPodGroupCycle(state)), nodeInfo), nil
+}
+
+// inPodGroupCycle tells the memo whether state is a pod-group cycle's: only
+// those run on a snapshot that may hold assumed pods. A caller with no state
+// is treated as one, which is always correct.
+func inPodGroupCycle(state fwk.CycleState) bool {
+	return state == nil || state.IsPodGroupSchedulingCycle()
 }
 
 // ScoreExtensions returns the plugin itself: it normalizes its loads.

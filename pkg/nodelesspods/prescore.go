@@ -36,10 +36,10 @@ import (
 // the plugin at score without preScore gets the same scores, only slower.
 // Nothing is kept for the cycle and nothing is allocated.
 func (pl *NodeLessPods) PreScore(_ context.Context, state fwk.CycleState, _ *v1.Pod, nodes []fwk.NodeInfo) *fwk.Status {
-	podGroupCycle := state == nil || state.IsPodGroupSchedulingCycle()
+	podGroup := inPodGroupCycle(state)
 	for _, nodeInfo := range nodes {
 		if nodeInfo.Node() != nil {
-			pl.counts.Count(nodeInfo, podGroupCycle)
+			pl.counts.Count(nodeInfo, podGroup)
 		}
 	}
 	return nil
