@@ -98,6 +98,11 @@ func seedCluster(t *testing.T, client kubernetes.Interface) {
 			t.Fatal(err)
 		}
 	}
+	// KWOK runs the pods of a node only once it manages the node; job-1
+	// below must run.
+	if _, err := localcluster.WaitNodesManaged(ctx, client, time.Minute, "node-a", "node-b", "node-c"); err != nil {
+		t.Fatal(err)
+	}
 	for _, ns := range []string{"shop", "ops"} {
 		if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)

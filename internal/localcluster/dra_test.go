@@ -216,6 +216,10 @@ func TestCompleteAfterAnnotation(t *testing.T) {
 	if _, err := client.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "worker"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// Jobs' pods on a node KWOK does not manage yet could stay Pending.
+	if _, err := WaitNodesManaged(ctx, client, time.Minute, "worker"); err != nil {
+		t.Fatal(err)
+	}
 	const hold = 8 * time.Second
 	jobs := map[string]map[string]string{"at-once": nil, "held": {CompleteAfterAnnotation: hold.String()}}
 	for name, annotations := range jobs {

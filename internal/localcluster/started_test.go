@@ -95,13 +95,11 @@ func TestStartedNode(t *testing.T) {
 	}
 	// KWOK has taken both nodes over once it has made their leases and
 	// started the plain one, created after the other.
+	if _, err := WaitNodesManaged(ctx, client, time.Minute, "started", "plain"); err != nil {
+		t.Fatal(err)
+	}
 	var plain *corev1.Node
 	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		for _, name := range []string{"started", "plain"} {
-			if _, err := client.CoordinationV1().Leases(corev1.NamespaceNodeLease).Get(ctx, name, metav1.GetOptions{}); err != nil {
-				return false, nil
-			}
-		}
 		n, err := client.CoreV1().Nodes().Get(ctx, "plain", metav1.GetOptions{})
 		if err != nil || n.Status.Phase != corev1.NodeRunning {
 			return false, nil

@@ -269,26 +269,11 @@ func TestPodsOfDeletedNodeAreRemoved(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// KWOK (v0.8.0) skips a pod event whose node it does not manage yet,
-	// and Start returns before KWOK has taken over anything: a CI run saw
-	// the three pods of one node stay Pending for 3 minutes. Create the
-	// pods once KWOK runs both nodes (phase Running is its node-start
-	// stage), as a real node's pods come after its kubelet registers.
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		list, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, nil
-		}
-		running := 0
-		for _, n := range list.Items {
-			if n.Status.Phase == corev1.NodeRunning {
-				running++
-			}
-		}
-		return running == 2, nil
-	})
-	if err != nil {
-		t.Fatalf("KWOK did not take over the nodes: %v (cluster: %v)", err, cp.Err())
+	// Create the pods once KWOK manages both nodes, as a real node's pods
+	// come after its kubelet registers: a CI run that did not wait saw the
+	// three pods of one node stay Pending for 3 minutes.
+	if _, err := localcluster.WaitNodesManaged(ctx, client, 2*time.Minute, "gone", "stays"); err != nil {
+		t.Fatalf("%v (cluster: %v)", err, cp.Err())
 	}
 	createPod := func(name, node string) {
 		t.Helper()

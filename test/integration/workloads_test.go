@@ -28,12 +28,13 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/adminsched/scheduler-plugins/internal/localcluster"
 )
 
 // workloadNodeLabel marks a test's nodes, so that its DaemonSet runs on
@@ -189,9 +190,13 @@ func TestWorkloads(t *testing.T) {
 // leases' renew times.
 func (tc *testContext) waitNodesRunByKWOK(nodes []string) map[string]time.Time {
 	tc.t.Helper()
-	renewed := map[string]time.Time{}
+	renewed, err := localcluster.WaitNodesManaged(tc.ctx, adminClient, 20*time.Second, nodes...)
+	if err != nil {
+		tc.t.Fatal(err)
+	}
+	// KWOK's node-start stage runs beside the lease's creation.
 	var last string
-	err := wait.PollUntilContextTimeout(tc.ctx, pollInterval, 20*time.Second, true, func(ctx context.Context) (bool, error) {
+	err = wait.PollUntilContextTimeout(tc.ctx, pollInterval, 20*time.Second, true, func(ctx context.Context) (bool, error) {
 		for _, name := range nodes {
 			node, err := adminClient.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 			if err != nil {
@@ -201,25 +206,11 @@ func (tc *testContext) waitNodesRunByKWOK(nodes []string) map[string]time.Time {
 				last = fmt.Sprintf("node %s: kubelet %q, conditions %v", name, node.Status.NodeInfo.KubeletVersion, node.Status.Conditions)
 				return false, nil
 			}
-			lease, err := adminClient.CoordinationV1().Leases(v1.NamespaceNodeLease).Get(ctx, name, metav1.GetOptions{})
-			if apierrors.IsNotFound(err) {
-				last = fmt.Sprintf("node %s: no lease", name)
-				return false, nil
-			}
-			if err != nil {
-				return false, err
-			}
-			// KWOK holds it under an identity of its own, not the node's name.
-			if ptr.Deref(lease.Spec.HolderIdentity, "") == "" || lease.Spec.RenewTime == nil {
-				last = fmt.Sprintf("node %s: lease held by %q, renewed %v", name, ptr.Deref(lease.Spec.HolderIdentity, ""), lease.Spec.RenewTime)
-				return false, nil
-			}
-			renewed[name] = lease.Spec.RenewTime.Time
 		}
 		return true, nil
 	})
 	if err != nil {
-		tc.t.Fatalf("waiting for KWOK to run nodes %v (Ready, kubelet kwok-*, a lease held): %v; last: %s", nodes, err, last)
+		tc.t.Fatalf("waiting for KWOK to start nodes %v (Ready, kubelet kwok-*): %v; last: %s", nodes, err, last)
 	}
 	return renewed
 }
