@@ -39,6 +39,10 @@ import (
 	"k8s.io/klog/v2"
 )
 
+// nodesManagedTimeout bounds the wait for KWOK to take the scenario's nodes
+// over.
+const nodesManagedTimeout = 2 * time.Minute
+
 // runScenario starts a control plane and the scheduler, applies the
 // plan and waits. It returns the result (also on a timeout, with a
 // *TimeoutError), and stop, which stops the scheduler and the control plane,
@@ -83,6 +87,17 @@ func runScenario(ctx context.Context, opts Options, sc *schedConfig, plan *scena
 	if err := apply.CreateNodes(ctx, client, nodes, progress); err != nil {
 		return nil, stop, err
 	}
+	// KWOK drops the events of a pod whose node it does not manage yet:
+	// bound pods, and pods the scheduler binds, wait until it runs them all.
+	names := make([]string, len(nodes))
+	for i, n := range nodes {
+		names[i] = n.Name
+	}
+	waitStart := time.Now()
+	if _, err := localcluster.WaitNodesManaged(ctx, client, nodesManagedTimeout, names...); err != nil {
+		return nil, stop, err
+	}
+	logger.V(2).Info("KWOK manages the nodes", "nodes", len(names), "waited", time.Since(waitStart))
 	// The controllers run: CreateBoundPods waits for the DaemonSet
 	// controller to see the bound DaemonSets before the scheduler starts.
 	if err := apply.CreateBoundPods(ctx, client, plan.BoundDaemonSets, plan.BoundPods, true, progress); err != nil {
