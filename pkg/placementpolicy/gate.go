@@ -56,7 +56,8 @@ type gate struct {
 // namespace or label keys have a length the masks hold.
 type gateLists struct {
 	// strs holds the namespaces, then the keys, over one string buffer;
-	// the sets replace them when there are many.
+	// namespaceSet replaces the namespaces when there are many. keySet is
+	// set when there are more keys than gate.keys holds.
 	strs         []string
 	nNamespaces  int
 	namespaceSet sets.Set[string]
@@ -167,7 +168,7 @@ func (g *gate) mayApply(pod *v1.Pod) bool {
 		return false
 	}
 	for k := range pod.Labels {
-		if g.keyLens&lenBit(len(k)) != 0 && g.lists.hasKey(k) {
+		if g.keyLens&lenBit(len(k)) != 0 && g.lists.keySet.Has(k) {
 			return true
 		}
 	}
@@ -180,18 +181,6 @@ func (l *gateLists) hasNamespace(ns string) bool {
 	}
 	for _, s := range l.strs[:l.nNamespaces] {
 		if s == ns {
-			return true
-		}
-	}
-	return false
-}
-
-func (l *gateLists) hasKey(k string) bool {
-	if l.keySet != nil {
-		return l.keySet.Has(k)
-	}
-	for _, s := range l.strs[l.nNamespaces:] {
-		if s == k {
 			return true
 		}
 	}

@@ -46,8 +46,9 @@ const Name = config.PlacementPolicyName
 
 // PlacementPolicy filters and scores nodes by the placement rules of its args.
 type PlacementPolicy struct {
-	// gate, stopped and skip come first, in one cache line: the no-rule
-	// path reads only them and the pod (see gate).
+	// gate, stopped and skip come first: the no-rule path reads only them
+	// and the pod (see gate). gate and stopped fill the first cache line,
+	// skip's code (all the framework reads of it) starts the second.
 	gate gate
 	// stopped is the last pod PreFilter found the gate stops, so that
 	// PreScore of the same cycle answers without reading the pod again. Pod
