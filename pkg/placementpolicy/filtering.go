@@ -32,8 +32,8 @@ const stateKey fwk.StateKey = Name
 // Require rule, Filter has nothing to do: it returns Skip.
 func (pl *PlacementPolicy) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	if !pl.gate.mayApply(pod) {
-		if pl.stopped.Load() != pod {
-			pl.stopped.Store(pod)
+		if pl.stopped != pod {
+			pl.stopped = pod
 		}
 		return nil, &pl.skip
 	}
@@ -122,7 +122,7 @@ func (pl *PlacementPolicy) cycleRules(state fwk.CycleState, pod *v1.Pod) (*podRu
 func (pl *PlacementPolicy) cycleRulesFrom(state fwk.CycleState, pod *v1.Pod) (*podRules, bool, error) {
 	// A pod the gate stops has no rules: do not look it up in the cycle
 	// state, whose lookup costs more than the gate.
-	if pl.stopped.Load() == pod || !pl.gate.mayApply(pod) {
+	if pl.stopped == pod || !pl.gate.mayApply(pod) {
 		return nil, false, nil
 	}
 	if state != nil {

@@ -193,11 +193,11 @@ func TestPreFilterRemembersStoppedPod(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			pl.stopped.Store(nil)
+			pl.stopped = nil
 			for _, p := range tc.pods {
 				pl.PreFilter(ctx, framework.NewCycleState(), p, nil)
 			}
-			if got := pl.stopped.Load(); got != tc.want {
+			if got := pl.stopped; got != tc.want {
 				t.Errorf("stopped = %v, want %v", klog.KObj(got), klog.KObj(tc.want))
 			}
 		})

@@ -53,10 +53,19 @@ type PlacementPolicy struct {
 	// stopped is the last pod PreFilter found the gate stops, so that
 	// PreScore of the same cycle answers without reading the pod again. Pod
 	// objects are immutable and the gate reads nothing but the pod, so the
-	// answer holds for that pointer at any time. Only the scheduling
-	// goroutine writes it: SignPod and the queueing hints, which run on the
-	// queue's goroutines, do not, lest this cache line bounce between cores.
-	stopped atomic.Pointer[v1.Pod]
+	// answer holds for that pointer at any time. It is a plain pointer, not
+	// an atomic one: the framework calls PreFilter, Filter, PreScore and
+	// Score on the scheduling goroutine, or on goroutines it starts and
+	// waits for within the cycle, so PreFilter's write happens before every
+	// read (TestCyclesOnTheFrameworksGoroutines checks this under the race
+	// detector). An atomic store (a runtime call and a locked exchange on
+	// amd64) made the no-rule PreFilter about a fifth slower in
+	// scheduler_perf (see doc/performance.md). SignPod and the queueing
+	// hints, which run on the queue's goroutines, neither read nor write it.
+	// A caller that ran cycles of one framework concurrently, which
+	// kube-scheduler never does, would race here; a racing read still sees
+	// some pod's pointer, and the memo answers only for the pod it equals.
+	stopped *v1.Pod
 	// skip is the status of a pod no rule applies to, returned by pointer:
 	// the framework only reads a Skip status, and the no-rule path must not
 	// allocate.
