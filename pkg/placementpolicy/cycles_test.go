@@ -43,8 +43,8 @@ import (
 // memo on many goroutines) and a Prefer rule (Score does), so the memo of the
 // last stopped pod, a plain pointer, is written and read in every order a
 // cycle has. Under -race (make unit-test) this is the check that no read is
-// concurrent with PreFilter's write; the placements show the memo never
-// answers for the wrong pod.
+// concurrent with PreFilter's write; the Filter results and scores show the
+// memo never answers for the wrong pod.
 func TestCyclesOnTheFrameworksGoroutines(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithCancel(ctx)
