@@ -27,7 +27,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
-	"k8s.io/client-go/tools/cache"
 )
 
 // A cache lags behind the writes its caller just made: an object created
@@ -113,9 +112,12 @@ func (w *Watcher) readBarriers(ctx context.Context, targets []Target, bars []bar
 	_ = g.Wait() // each failure is kept in its barrier
 }
 
-// catchUp reports whether s, holding obj for the target (nil when not
-// there with the target's UID), has caught up with b, and remembers it.
-func (b *barrier) catchUp(s cache.Store, obj runtime.Object) bool {
+// catchUp reports whether the target's cache has caught up with b, and
+// remembers it. obj is the target as the cache held it (nil when not there
+// with the target's UID); storeRV is the cache's last resource version,
+// read before obj: an event landing between the two reads would otherwise
+// vouch for an object older than it.
+func (b *barrier) catchUp(storeRV string, obj runtime.Object) bool {
 	switch {
 	case b.caughtUp:
 	case !b.read:
@@ -129,7 +131,7 @@ func (b *barrier) catchUp(s cache.Store, obj runtime.Object) bool {
 		if m, err := meta.Accessor(obj); obj != nil && err == nil && atLeast(m.GetResourceVersion(), b.resourceVersion) {
 			b.caughtUp = true
 		} else {
-			b.caughtUp = atLeast(s.LastStoreSyncResourceVersion(), b.resourceVersion)
+			b.caughtUp = atLeast(storeRV, b.resourceVersion)
 		}
 	}
 	return b.caughtUp

@@ -19,6 +19,7 @@ package settle
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"net/http"
@@ -27,9 +28,12 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/retry"
@@ -40,35 +44,30 @@ import (
 // said when the Wait began, or anything later.
 func TestCatchUp(t *testing.T) {
 	at := func(rv string) *corev1.Pod { return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{ResourceVersion: rv}} }
-	store := func(rv string) cache.Store {
-		s := cache.NewStore(cache.MetaNamespaceKeyFunc)
-		s.Bookmark(rv)
-		return s
-	}
 	exists := barrier{read: true, exists: true, resourceVersion: "20"}
 	tests := []struct {
-		name  string
-		b     barrier
-		store cache.Store
-		obj   runtime.Object
-		want  bool
+		name    string
+		b       barrier
+		storeRV string // the cache's last resource version
+		obj     runtime.Object
+		want    bool
 	}{
-		{"not read", barrier{err: errors.New("refused")}, store("30"), at("30"), false},
-		{"cached at that version", exists, store(""), at("20"), true},
-		{"cached later", exists, store(""), at("100"), true},
-		{"cached before", exists, store("19"), at("19"), false},
-		{"not cached yet", exists, store("19"), nil, false},
-		{"not cached: deleted since", exists, store("21"), nil, true},
-		{"gone, still cached", barrier{read: true}, store("30"), at("10"), false},
-		{"gone, not cached", barrier{read: true}, store(""), nil, true},
-		{"caught up before", barrier{read: true, exists: true, resourceVersion: "20", caughtUp: true}, store(""), nil, true},
-		{"versions not numbers, equal", barrier{read: true, exists: true, resourceVersion: "a"}, store(""), at("a"), true},
-		{"versions not numbers, different", barrier{read: true, exists: true, resourceVersion: "a"}, store("b"), at("b"), false},
+		{"not read", barrier{err: errors.New("refused")}, "30", at("30"), false},
+		{"cached at that version", exists, "", at("20"), true},
+		{"cached later", exists, "", at("100"), true},
+		{"cached before", exists, "19", at("19"), false},
+		{"not cached yet", exists, "19", nil, false},
+		{"not cached: deleted since", exists, "21", nil, true},
+		{"gone, still cached", barrier{read: true}, "30", at("10"), false},
+		{"gone, not cached", barrier{read: true}, "", nil, true},
+		{"caught up before", barrier{read: true, exists: true, resourceVersion: "20", caughtUp: true}, "", nil, true},
+		{"versions not numbers, equal", barrier{read: true, exists: true, resourceVersion: "a"}, "", at("a"), true},
+		{"versions not numbers, different", barrier{read: true, exists: true, resourceVersion: "a"}, "b", at("b"), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := tt.b
-			if got := b.catchUp(tt.store, tt.obj); got != tt.want {
+			if got := b.catchUp(tt.storeRV, tt.obj); got != tt.want {
 				t.Errorf("catchUp: %v, want %v", got, tt.want)
 			}
 			if b.caughtUp != tt.want {
@@ -205,5 +204,64 @@ func TestWaitWrittenReadsWhatWasWritten(t *testing.T) {
 	}
 	if got, want := read(), map[string]int{"a": 1, "b": 1, "c": 1}; !maps.Equal(got, want) {
 		t.Errorf("Wait: reads %v, want every target once %v", got, want)
+	}
+}
+
+// landingStore is a cache that receives an event right after each read of
+// an object, as an informer may between two reads of a Wait's evaluation.
+type landingStore struct {
+	cache.Store
+	next []runtime.Object
+}
+
+func (s *landingStore) GetByKey(key string) (any, bool, error) {
+	item, ok, err := s.Store.GetByKey(key)
+	if len(s.next) > 0 {
+		if uerr := s.Store.Update(s.next[0]); uerr != nil {
+			return nil, false, uerr
+		}
+		s.next = s.next[1:]
+	}
+	return item, ok, err
+}
+
+// TestEvaluateEventBetweenReads: a Deployment just scaled from 6 to 2,
+// whose scale reaches the cache right after the evaluation read the old
+// object, is not judged settled on that old object (6 replicas, observed,
+// 6 pods) although the cache's version then vouches for the write. It
+// failed on the code that read the cache's version after the object: the
+// step's pods per node were those before the scale down (CI, stop 37).
+func TestEvaluateEventBetweenReads(t *testing.T) {
+	deployment := func(rv string, replicas, generation int64) runtime.Object {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "apps/v1", "kind": "Deployment",
+			"metadata": map[string]any{"namespace": "ns", "name": "web", "uid": "web", "resourceVersion": rv, "generation": generation},
+			"spec":     map[string]any{"replicas": replicas},
+			"status":   map[string]any{"observedGeneration": int64(1)},
+		}}
+	}
+	w := newCacheWatcher()
+	w.intermediateChanged(&appsv1.ReplicaSet{ObjectMeta: objMeta("rs", "web")})
+	for i := range 6 {
+		p := addPod(t, w, fmt.Sprintf("web-%d", i), "rs")
+		p.Spec.NodeName = "n"
+	}
+	inner := cache.NewStore(cache.MetaNamespaceKeyFunc)
+	if err := inner.Add(deployment("5", 6, 1)); err != nil {
+		t.Fatal(err)
+	}
+	store := &landingStore{Store: inner, next: []runtime.Object{deployment("7", 2, 2)}}
+	web := Target{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "ns", Name: "web", UID: "web",
+		Resource: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}}
+	stores := map[schema.GroupVersionResource]cache.Store{web.Resource: store}
+	// The API server said 7 (the scale) when the Wait began.
+	bars := []barrier{{read: true, exists: true, resourceVersion: "7"}}
+
+	if pending := w.evaluate([]Target{web}, stores, bars, nil); len(pending) != 1 {
+		t.Fatalf("first evaluation, on the object before the scale: pending %v, want the Deployment", pending)
+	}
+	pending := w.evaluate([]Target{web}, stores, bars, nil)
+	if len(pending) != 1 || !strings.Contains(pending[0], "wants 2 pods, has 6") {
+		t.Errorf("second evaluation, on the scaled object: pending %v, want the Deployment wanting 2 pods of 6", pending)
 	}
 }

@@ -153,9 +153,12 @@ func (w *Watcher) evaluate(targets []Target, stores map[schema.GroupVersionResou
 	total, bound, unschedulable := 0, 0, 0
 	var pending []string
 	for i, t := range targets {
+		// The cache's version first: the object read after it is at
+		// least that new (see catchUp).
+		storeRV := stores[t.Resource].LastStoreSyncResourceVersion()
 		obj := live(stores[t.Resource], t)
 		st := settle(schema.GroupKind{Group: t.Resource.Group, Kind: t.Kind}, obj, w.owned(t))
-		if bars != nil && !bars[i].catchUp(stores[t.Resource], obj) {
+		if bars != nil && !bars[i].catchUp(storeRV, obj) {
 			st.Settled, st.Wants = false, bars[i].wants()
 		}
 		for _, p := range st.Pods {
