@@ -37,30 +37,34 @@ import (
 // The gate reads the pod, which the framework has just read, and a few
 // strings packed next to each other.
 type gate struct {
-	// open: some rule may apply to any pod, whatever its namespace and
-	// labels (a rule with neither namespaces nor a podSelector that
-	// requires a key).
-	open bool
 	// nsLens and keyLens have bit lenBit(n) set when a namespace, or a key,
 	// is n bytes long: most pods fail the gate on these masks alone, which
 	// live in the plugin's first cache line, without reading a string.
 	nsLens, keyLens uint64
-	// keys are the label keys when there are no more than shortList of
-	// them, looked up one by one in the pod's labels: in a scheduling cycle
-	// a lookup costs less than starting an iteration of the labels.
-	keys  []string
+	// key is the label key when there is only one, looked up in the pod's
+	// labels from the gate itself: no other cache line is read for it.
+	key string
+	// lists holds the namespaces and the keys when there are more.
 	lists *gateLists
+	// open: some rule may apply to any pod, whatever its namespace and
+	// labels (a rule with neither namespaces nor a podSelector that
+	// requires a key).
+	open bool
 }
 
 // gateLists are the namespaces and keys themselves, for the pods whose
-// namespace or label keys have a length the masks hold.
+// namespace has a length the mask holds, and for more than one key.
 type gateLists struct {
 	// strs holds the namespaces, then the keys, over one string buffer;
-	// namespaceSet replaces the namespaces when there are many. keySet is
-	// set when there are more keys than gate.keys holds.
+	// namespaceSet replaces the namespaces when there are many. keys are
+	// the keys when there are two to shortList of them, looked up one by
+	// one in the pod's labels: in a scheduling cycle a lookup costs less
+	// than starting an iteration of the labels. keySet is set when there
+	// are more.
 	strs         []string
 	nNamespaces  int
 	namespaceSet sets.Set[string]
+	keys         []string
 	keySet       sets.Set[string]
 }
 
@@ -128,8 +132,11 @@ func newGate(rules []*rule) gate {
 	}
 	lists.nNamespaces = len(namespaces)
 	lists.strs = pack(append(namespaces, keys...))
-	if len(keys) > 0 && len(keys) <= shortList {
-		g.keys = lists.strs[len(namespaces):]
+	switch {
+	case len(keys) == 1:
+		g.key = lists.strs[len(namespaces)]
+	case len(keys) > 1 && len(keys) <= shortList:
+		lists.keys = lists.strs[len(namespaces):]
 	}
 	g.lists = lists
 	return g
@@ -159,8 +166,12 @@ func (g *gate) mayApply(pod *v1.Pod) bool {
 	if g.keyLens == 0 || len(pod.Labels) == 0 {
 		return false
 	}
-	if g.keys != nil {
-		for _, k := range g.keys {
+	if g.key != "" {
+		_, ok := pod.Labels[g.key]
+		return ok
+	}
+	if g.lists.keys != nil {
+		for _, k := range g.lists.keys {
 			if _, ok := pod.Labels[k]; ok {
 				return true
 			}
