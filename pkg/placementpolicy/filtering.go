@@ -31,7 +31,11 @@ const stateKey fwk.StateKey = Name
 // PreFilter finds the rules that apply to the pod, once per cycle. Without a
 // Require rule, Filter has nothing to do: it returns Skip.
 func (pl *PlacementPolicy) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
-	if !pl.gate.mayApply(pod) {
+	applies, decided := pl.gate.oneKey(pod)
+	if !decided {
+		applies = pl.gate.mayApply(pod)
+	}
+	if !applies {
 		if pl.stopped != pod {
 			pl.stopped = pod
 		}

@@ -110,6 +110,14 @@ func TestGate(t *testing.T) {
 		},
 		{name: "an empty podSelector selects every pod", rules: []config.PlacementRule{rule("all", func(r *config.PlacementRule) { r.PodSelector = &metav1.LabelSelector{} })}, open: true},
 		{
+			name: "an open rule next to a one-key rule",
+			rules: []config.PlacementRule{
+				rule("db", func(r *config.PlacementRule) { r.PodSelector = selector("tier", "db") }),
+				rule("all", func(r *config.PlacementRule) { r.PodSelector = &metav1.LabelSelector{} }),
+			},
+			open: true,
+		},
+		{
 			name:  "a namespaceSelector alone may select any pod",
 			rules: []config.PlacementRule{rule("by-label", func(r *config.PlacementRule) { r.NamespaceSelector = selector("data-residency", "eu") })},
 			open:  true,
@@ -132,6 +140,10 @@ func TestGate(t *testing.T) {
 			}
 			var stopped []string
 			for _, pod := range pods {
+				// PreFilter's inlined path, when it decides, decides as mayApply.
+				if applies, decided := pl.gate.oneKey(pod); decided && applies != pl.gate.mayApply(pod) {
+					t.Errorf("pod %s: oneKey says %v, mayApply %v", pod.Name, applies, !applies)
+				}
 				if pl.gate.mayApply(pod) {
 					continue
 				}
