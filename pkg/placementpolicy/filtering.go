@@ -29,7 +29,8 @@ import (
 const stateKey fwk.StateKey = Name
 
 // PreFilter finds the rules that apply to the pod, once per cycle. Without a
-// Require rule, Filter has nothing to do: it returns Skip.
+// Require rule, Filter has nothing to do: it returns Skip. The common gate
+// is decided inline (oneKey), the others by mayApply's call.
 func (pl *PlacementPolicy) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	applies, decided := pl.gate.oneKey(pod)
 	if !decided {

@@ -53,7 +53,7 @@ type naSkip struct {
 func (*naSkip) Name() string { return naSkipName }
 
 func (p *naSkip) PreFilter(_ context.Context, _ fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
-	if p.resizeDeferredSkips { // false, as the gate is in these runs
+	if p.resizeDeferredSkips { // false: InPlacePodVerticalScalingSchedulerPreemption is off here
 		return nil, fwk.NewStatus(fwk.Skip)
 	}
 	a := pod.Spec.Affinity
