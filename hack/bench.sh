@@ -15,6 +15,11 @@
 #                       the profiles alternate and drift hits all of them
 #   PERF_SIZE=500Nodes  workload: Smoke, 500Nodes or 5000Nodes
 #   PERF_PROFILES="..." test cases of performance-config.yaml to run
+#   PERF_REFS="A B"     git refs (commits, branches; WORKTREE for the working
+#                       tree) to compare: one test binary is built from each,
+#                       and every round runs each profile under every binary,
+#                       alternated; each binary's data goes to perf-data/<n>-<ref>
+#                       (default: the working tree alone, into perf-data)
 #   OUT=_output/bench/<date>  where raw outputs go
 #
 # scheduler_perf needs etcd: bin/etcd from hack/install-envtest.sh (make envtest).
@@ -33,6 +38,7 @@ PERF=${PERF:-1}
 PERF_COUNT=${PERF_COUNT:-3}
 PERF_SIZE=${PERF_SIZE:-500Nodes}
 PERF_PROFILES=${PERF_PROFILES:-"Default NodeLessPods NodeLessPodsSelector SoftSpreadHostname Batching BatchingNodeLessPods"}
+PERF_REFS=${PERF_REFS:-}
 OUT=${OUT:-_output/bench/$(date -u +%Y%m%dT%H%M%SZ)}
 GO=${GO:-go}
 
@@ -80,30 +86,55 @@ if [[ $PERF == 1 ]]; then
 		[[ -x bin/etcd ]] || { echo "etcd is not on PATH and bin/etcd is missing: run make envtest" >&2; exit 1; }
 		PATH=$ROOT/bin:$PATH
 	fi
-	# One binary, run from the package folder: the config's paths are relative to it.
-	$GO test -c -o "$OUT/scheduler_perf.test" ./test/integration/scheduler_perf/
+	# One binary per ref, each run from its own source's package folder: the
+	# config's paths are relative to it, and each ref has its own configs.
+	bins=() srcs=() datas=()
+	if [[ -z $PERF_REFS ]]; then
+		$GO test -c -o "$OUT/scheduler_perf.test" ./test/integration/scheduler_perf/
+		bins+=("$OUT/scheduler_perf.test") srcs+=("$ROOT") datas+=("$OUT/perf-data")
+	else
+		read -r -a refs <<<"$PERF_REFS"
+		for ((i = 0; i < ${#refs[@]}; i++)); do
+			ref=${refs[$i]} src=$ROOT
+			if [[ $ref != WORKTREE ]]; then
+				src="$OUT/src/$i"
+				git worktree add --detach "$src" "$ref" >/dev/null
+				echo "$ref: $(git -C "$src" rev-parse --short HEAD) in $src"
+			fi
+			(cd "$src" && $GO test -c -o "$OUT/scheduler_perf-$i.test" ./test/integration/scheduler_perf/)
+			bins+=("$OUT/scheduler_perf-$i.test") srcs+=("$src") datas+=("$OUT/perf-data/$i-${ref//\//_}")
+		done
+	fi
 	read -r -a profiles <<<"$PERF_PROFILES"
 	: >"$OUT/perf.txt"
 	mkdir -p "$OUT/artifacts"
 	for ((round = 0; round < PERF_COUNT; round++)); do
 		for ((k = 0; k < ${#profiles[@]}; k++)); do
 			p=${profiles[$(((k + round) % ${#profiles[@]}))]}
-			echo "-- round $((round + 1))/$PERF_COUNT: $p/$PERF_SIZE (load average $(cut -d' ' -f1 /proc/loadavg))"
-			# ARTIFACTS: the harness logs each workload to a file of its own there
-			# and deletes it when the workload passes, instead of printing it.
-			if ! (cd test/integration/scheduler_perf && ARTIFACTS="$OUT/artifacts" \
-				"$OUT/scheduler_perf.test" -test.run '^$' -test.bench "^BenchmarkPerfScheduling\$/^$p\$/^$PERF_SIZE\$" \
-					-test.benchtime 1x -test.timeout 60m \
-					-perf-scheduling-label-filter "" -data-items-dir "$OUT/perf-data" \
-					>>"$OUT/perf-raw.txt" 2>>"$OUT/perf-klog.txt"); then
-				echo "scheduler_perf failed for $p/$PERF_SIZE: see $OUT/perf-raw.txt and $OUT/artifacts" >&2
-				exit 1
-			fi
-			# The harness reports through b.Log too: keep only the result lines.
-			grep -a "^BenchmarkPerfScheduling/$p/$PERF_SIZE" "$OUT/perf-raw.txt" | tail -n 1 | tee -a "$OUT/perf.txt" | cut -c1-160
+			for ((j = 0; j < ${#bins[@]}; j++)); do
+				b=$(((j + round) % ${#bins[@]}))
+				echo "-- round $((round + 1))/$PERF_COUNT: $p/$PERF_SIZE${PERF_REFS:+ (${datas[$b]##*/})} (load average $(cut -d' ' -f1 /proc/loadavg))"
+				# ARTIFACTS: the harness logs each workload to a file of its own there
+				# and deletes it when the workload passes, instead of printing it.
+				if ! (cd "${srcs[$b]}/test/integration/scheduler_perf" && ARTIFACTS="$OUT/artifacts" \
+					"${bins[$b]}" -test.run '^$' -test.bench "^BenchmarkPerfScheduling\$/^$p\$/^$PERF_SIZE\$" \
+						-test.benchtime 1x -test.timeout 60m \
+						-perf-scheduling-label-filter "" -data-items-dir "${datas[$b]}" \
+						>>"$OUT/perf-raw.txt" 2>>"$OUT/perf-klog.txt"); then
+					echo "scheduler_perf failed for $p/$PERF_SIZE: see $OUT/perf-raw.txt and $OUT/artifacts" >&2
+					exit 1
+				fi
+				# The harness reports through b.Log too: keep only the result lines.
+				# With PERF_REFS the size is suffixed @<n>-<ref>, so that the summary keeps the binaries apart.
+				grep -a "^BenchmarkPerfScheduling/$p/$PERF_SIZE" "$OUT/perf-raw.txt" | tail -n 1 |
+					sed "s|^\(BenchmarkPerfScheduling/$p/$PERF_SIZE\)|\1${PERF_REFS:+@${datas[$b]##*/}}|" | tee -a "$OUT/perf.txt" | cut -c1-160
+			done
 		done
 	done
-	rm -f "$OUT/scheduler_perf.test"
+	rm -f "${bins[@]}"
+	for src in "${srcs[@]}"; do
+		[[ $src == "$ROOT" ]] || git worktree remove --force "$src"
+	done
 fi
 
 echo
@@ -142,15 +173,23 @@ if [[ -s $OUT/perf.txt ]]; then
 				printf "%-36s %4d %10.1f %8s %10.1f %10.1f\n", id, n[id], v[id, "tput"], ratio, v[id, "p50"], v[id, "p99"]
 			}
 		}' "$OUT/perf.median" | tee "$OUT/perf-summary.txt"
-	if command -v jq >/dev/null && compgen -G "$OUT/perf-data/*.json" >/dev/null; then
+	if command -v jq >/dev/null && [[ -n $(find "$OUT/perf-data" -name '*.json' -print -quit 2>/dev/null) ]]; then
 		echo
 		# Our plugins, the in-tree ones they are compared with, and the test
 		# binary's NoOp* plugins (test/integration/scheduler_perf/noop_test.go).
 		echo "per-plugin execution time, ms (scheduler_plugin_execution_duration_seconds, sampled in 10% of cycles; median of the rounds' averages):"
-		jq -r '.dataItems[] | select(.labels.Metric == "scheduler_plugin_execution_duration_seconds" and .data != null)
-			| select(.labels.plugin == "NodeLessPods" or .labels.plugin == "PlacementPolicy" or (.labels.plugin | startswith("NoOp")) or .labels.plugin == "MaintenanceWindow" or .labels.plugin == "NodeAffinity" or .labels.plugin == "PodTopologySpread" or .labels.plugin == "NodeResourcesBalancedAllocation")
-			| "\(.labels.Name | split("/")[1:3] | join("/"))|\(.labels.plugin)|\(.labels.extension_point) \(.data.Average)"' \
-			"$OUT"/perf-data/*.json >"$OUT/plugins.kv"
+		# With PERF_REFS each binary's data is in a folder of its own, whose
+		# name (@<n>-<ref>) follows the size.
+		: >"$OUT/plugins.kv"
+		while IFS= read -r f; do
+			d=$(basename "$(dirname "$f")")
+			jq -r --arg tag "$([[ $d == perf-data ]] || echo "@$d")" '.dataItems[] | select(.labels.Metric == "scheduler_plugin_execution_duration_seconds" and .data != null)
+				| select(.labels.plugin == "NodeLessPods" or .labels.plugin == "PlacementPolicy" or (.labels.plugin | startswith("NoOp")) or .labels.plugin == "MaintenanceWindow" or .labels.plugin == "NodeAffinity" or .labels.plugin == "PodTopologySpread" or .labels.plugin == "NodeResourcesBalancedAllocation")
+				| "\(.labels.Name | split("/")[1:3] | join("/"))\($tag)|\(.labels.plugin)|\(.labels.extension_point) \(.data.Average)"' \
+				"$f" >>"$OUT/plugins.kv"
+		done < <(find "$OUT/perf-data" -name '*.json' | sort)
 		median "$OUT/plugins.kv" | tr '|' ' ' | column -t | tee "$OUT/plugins-summary.txt"
+		echo
+		"$ROOT/hack/bench-ratios.sh" "$OUT" | tee "$OUT/ratios.txt" || true
 	fi
 fi

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Prints, for every scheduler_perf round that hack/bench.sh recorded, the
+# ratio of one plugin's average time per call to another's at an extension
+# point, both from scheduler_plugin_execution_duration_seconds in the same
+# cycles, then per pair and test case: the rounds, how many were at most
+# 1.0, the median and the highest ratio. See doc/performance.md.
+#
+#   hack/bench-ratios.sh _output/bench/<date>
+#   RATIOS="PlacementPolicy/PreFilter:NodeAffinity/PreFilter" hack/bench-ratios.sh DIR
+#
+# RATIOS: space-separated pairs plugin/point:plugin/point (default below). A
+# round where either plugin has no sample is left out. Needs jq.
+set -o errexit -o nounset -o pipefail
+
+DIR=${1:?usage: hack/bench-ratios.sh OUT_DIR (the folder hack/bench.sh wrote, with perf-data/)}
+RATIOS=${RATIOS:-"PlacementPolicy/PreFilter:NodeAffinity/PreFilter PlacementPolicy/PreScore:NodeAffinity/PreScore NodeLessPods/Score:NodeResourcesBalancedAllocation/Score"}
+
+command -v jq >/dev/null || { echo "hack/bench-ratios.sh needs jq" >&2; exit 1; }
+# The harness names each file after the time it was written: sorted by
+# name, the files are the rounds in the order they ran. With PERF_REFS,
+# hack/bench.sh puts each binary's files in a folder of its own, whose name
+# (@<n>-<ref>) follows the test case's.
+files=$(find "$DIR/perf-data" -name '*.json' -printf '%f\t%p\n' 2>/dev/null | sort | cut -f2)
+[[ -n $files ]] || { echo "no scheduler_perf data in $DIR/perf-data" >&2; exit 1; }
+
+rows=$(while IFS= read -r f; do
+	d=$(basename "$(dirname "$f")")
+	jq -r --arg ratios "$RATIOS" --arg tag "$([[ $d == perf-data ]] || echo "@$d")" '
+		def avg($items; $id): ($id | split("/")) as $k
+			| first($items[] | select(.labels.plugin == $k[0] and .labels.extension_point == $k[1]) | .data.Average) // null;
+		[.dataItems[] | select(.labels.Metric == "scheduler_plugin_execution_duration_seconds" and .data != null)] as $items
+		| select($items | length > 0)
+		| ($items[0].labels.Name | split("/")[1:3] | join("/") | . + $tag) as $case
+		| $ratios | split(" ")[] | select(length > 0) | split(":") as $pair
+		| avg($items; $pair[0]) as $a | avg($items; $pair[1]) as $b
+		| select($a != null and $b != null and $b > 0)
+		| "\($case) \($pair[0]) \($pair[1]) \($a * 1000) \($b * 1000) \($a / $b)"' "$f"
+done <<<"$files")
+[[ -n $rows ]] || { echo "no round in $DIR has both plugins of any pair in: $RATIOS" >&2; exit 1; }
+
+echo "per round (us per call; ratio = first / second):"
+awk '{ printf "%-52s %-26s %7.3f  %-38s %7.3f  %5.2f\n", $1, $2, $4, $3, $5, $6 }' <<<"$rows"
+echo
+echo "per pair and test case:"
+printf "%-52s %-66s %6s %6s %6s %7s\n" "test case" "pair" rounds "<=1.0" median highest
+sort -k1,1 -k2,2 -k3,3 -k6,6g <<<"$rows" | awk '
+	function flush() {
+		if (n == 0) return
+		m = (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
+		printf "%-52s %-66s %6d %6d %6.2f %7.2f\n", key1, key2, n, ok, m, r[n]
+	}
+	{ k = $1 SUBSEP $2 SUBSEP $3 }
+	k != key { flush(); key = k; key1 = $1; key2 = $2 " / " $3; n = 0; ok = 0 }
+	{ r[++n] = $6; if ($6 <= 1.0) ok++ }
+	END { flush() }'
