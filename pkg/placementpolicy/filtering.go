@@ -28,23 +28,6 @@ import (
 // stateKey is where PreFilter leaves the pod's rules for Filter and PreScore.
 const stateKey fwk.StateKey = Name
 
-// PreFilter finds the rules that apply to the pod, once per cycle. Without a
-// Require rule, Filter has nothing to do: it returns Skip. The common gate
-// is decided inline (oneKey), the others by mayApply's call.
-func (pl *PlacementPolicy) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
-	applies, decided := pl.gate.oneKey(pod)
-	if !decided {
-		applies = pl.gate.mayApply(pod)
-	}
-	if !applies {
-		if pl.stopped != pod {
-			pl.stopped = pod
-		}
-		return nil, &pl.skip
-	}
-	return pl.preFilterRules(ctx, state, pod)
-}
-
 // preFilterRules is PreFilter for a pod the gate lets through. It is a
 // function of its own so that PreFilter's path for the other pods stays a
 // few instructions with a small frame.

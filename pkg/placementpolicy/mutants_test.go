@@ -172,7 +172,8 @@ func TestNamespaceUpdatedOddObjects(t *testing.T) {
 	}
 }
 
-// TestPreFilterRemembersStoppedPod guards filtering.go:35 (!= mutated to ==:
+// TestPreFilterRemembersStoppedPod guards PreFilter's "pl.stopped != pod" in
+// entry.go (filtering.go:35 when the mutation run found it; != mutated to ==:
 // the memo would never be set). The memo has no visible effect on results,
 // only on cost, so the test reads it.
 func TestPreFilterRemembersStoppedPod(t *testing.T) {

@@ -135,9 +135,6 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	return pl, nil
 }
 
-// Name returns the plugin's name.
-func (pl *PlacementPolicy) Name() string { return Name }
-
 // exempt reports whether no rule may apply to pod.
 func (pl *PlacementPolicy) exempt(pod *v1.Pod) bool {
 	if pl.excluded.Has(pod.Namespace) {
