@@ -5,6 +5,26 @@
 # cycles, then per pair and test case: the rounds, how many were at most
 # 1.0, the median and the highest ratio. See doc/performance.md.
 #
+# Each round also shows, per plugin, how many calls in a thousand took 10 us
+# or more (the histogram's first bucket ends at 10 us). The file holds no
+# bucket counts, but its median is interpolated in that bucket: with c of N
+# calls under 10 us, Perc50 = 10 us * (N/2) / c, so N-c is N * (1 - 5 us /
+# Perc50). A call that the OS or the Go runtime interrupts takes 10 us to a
+# few ms, against well under 1 us for a skip, so a round's average can be
+# carried by one or two such calls: these columns say when.
+#
+# Last, each round's PreFilter calls that the metric holds, next to the
+# round's seconds. The scheduler's metric recorder keeps at most 1,000
+# observations between its once-a-second flushes and drops the rest; a
+# sampled cycle on 500 nodes makes hundreds (Filter and Score are timed per
+# node and plugin), so about one cycle a second is recorded, whatever the
+# number of pods. A plugin's Perc50 is 5 us * N / c, N its calls and c
+# those under 10 us: N is a multiple of the numerator of N / c in lowest
+# terms. PreFilter comes first in a cycle, so its plugins are recorded in
+# nearly the same cycles; the largest numerator among them is the count
+# shown, a lower bound, exact when one plugin's slow calls share no factor
+# with N ("?" when no plugin had a slow call).
+#
 #   hack/bench-ratios.sh _output/bench/<date>
 #   RATIOS="PlacementPolicy/PreFilter:NodeAffinity/PreFilter" hack/bench-ratios.sh DIR
 #
@@ -28,18 +48,37 @@ rows=$(while IFS= read -r f; do
 	jq -r --arg ratios "$RATIOS" --arg tag "$([[ $d == perf-data ]] || echo "@$d")" '
 		def avg($items; $id): ($id | split("/")) as $k
 			| first($items[] | select(.labels.plugin == $k[0] and .labels.extension_point == $k[1]) | .data.Average) // null;
+		# Calls of 10 us or more, per thousand (see the top of this file).
+		def slow($items; $id): ($id | split("/")) as $k
+			| first($items[] | select(.labels.plugin == $k[0] and .labels.extension_point == $k[1]) | .data.Perc50) // null
+			| if . != null and . > 0 and . < 0.01 then (1 - 0.005 / .) * 1000 else -1 end;
 		[.dataItems[] | select(.labels.Metric == "scheduler_plugin_execution_duration_seconds" and .data != null)] as $items
 		| select($items | length > 0)
 		| ($items[0].labels.Name | split("/")[1:3] | join("/") | . + $tag) as $case
 		| $ratios | split(" ")[] | select(length > 0) | split(":") as $pair
 		| avg($items; $pair[0]) as $a | avg($items; $pair[1]) as $b
 		| select($a != null and $b != null and $b > 0)
-		| "\($case) \($pair[0]) \($pair[1]) \($a * 1000) \($b * 1000) \($a / $b)"' "$f"
+		| "\($case) \($pair[0]) \($pair[1]) \($a * 1000) \($b * 1000) \($a / $b) \(slow($items; $pair[0])) \(slow($items; $pair[1]))"' "$f"
 done <<<"$files")
 [[ -n $rows ]] || { echo "no round in $DIR has both plugins of any pair in: $RATIOS" >&2; exit 1; }
 
-echo "per round (us per call; ratio = first / second):"
-awk '{ printf "%-52s %-26s %7.3f  %-38s %7.3f  %5.2f\n", $1, $2, $4, $3, $5, $6 }' <<<"$rows"
+rounds=$(while IFS= read -r f; do
+	d=$(basename "$(dirname "$f")")
+	jq -r --arg tag "$([[ $d == perf-data ]] || echo "@$d")" '
+		def calls($items; $point):
+			[$items[] | select(.labels.extension_point == $point) | .data.Perc50 | select(. > 0.005 and . < 0.01) | . / 0.005] as $xs
+			| [$xs[] | . as $x | first(range(1; 100001) as $n | ($n / $x) as $c | select(($c - ($c | round) | fabs) < 1e-6) | $n) // empty]
+			| if length == 0 then "?" else max end;
+		[.dataItems[] | select(.labels.Metric == "scheduler_plugin_execution_duration_seconds" and .data != null)] as $items
+		| select($items | length > 0)
+		| ($items[0].labels.Name | split("/")[1:3] | join("/") | . + $tag) as $case
+		| (first(.dataItems[] | select(.labels.Metric == "SchedulingDuration") | .data.Duration) // 0) as $secs
+		| "\($case) \($secs) \(calls($items; "PreFilter"))"' "$f"
+done <<<"$files")
+
+echo "per round (us per call; ratio = first / second; slow: calls of 10 us or more per thousand, first/second, - when the median is over 10 us):"
+awk 'function pm(x) { return x < 0 ? "-" : sprintf("%.1f", x) }
+	{ printf "%-52s %-26s %7.3f  %-38s %7.3f  %5.2f  slow %s/%s\n", $1, $2, $4, $3, $5, $6, pm($7), pm($8) }' <<<"$rows"
 echo
 echo "per pair and test case:"
 printf "%-52s %-66s %6s %6s %6s %7s\n" "test case" "pair" rounds "<=1.0" median highest
@@ -53,3 +92,7 @@ sort -k1,1 -k2,2 -k3,3 -k6,6g <<<"$rows" | awk '
 	k != key { flush(); key = k; key1 = $1; key2 = $2 " / " $3; n = 0; ok = 0 }
 	{ r[++n] = $6; if ($6 <= 1.0) ok++ }
 	END { flush() }'
+echo
+echo "PreFilter calls the metric holds per round, at least (it keeps at most 1,000 observations a second; see the top of this file):"
+printf "%-52s %8s %8s\n" "test case" seconds calls
+awk '{ printf "%-52s %8.1f %8s\n", $1, $2, $3 }' <<<"$rounds"
