@@ -43,38 +43,31 @@ command -v jq >/dev/null || { echo "hack/bench-ratios.sh needs jq" >&2; exit 1; 
 files=$(find "$DIR/perf-data" -name '*.json' -printf '%f\t%p\n' 2>/dev/null | sort | cut -f2)
 [[ -n $files ]] || { echo "no scheduler_perf data in $DIR/perf-data" >&2; exit 1; }
 
-rows=$(while IFS= read -r f; do
+# One jq pass per file prints the round's ratio rows, then one "calls" row:
+# the test case, the round's seconds and its PreFilter calls.
+out=$(while IFS= read -r f; do
 	d=$(basename "$(dirname "$f")")
 	jq -r --arg ratios "$RATIOS" --arg tag "$([[ $d == perf-data ]] || echo "@$d")" '
-		def avg($items; $id): ($id | split("/")) as $k
-			| first($items[] | select(.labels.plugin == $k[0] and .labels.extension_point == $k[1]) | .data.Average) // null;
+		def data($items; $id): ($id | split("/")) as $k
+			| first($items[] | select(.labels.plugin == $k[0] and .labels.extension_point == $k[1]) | .data) // null;
 		# Calls of 10 us or more, per thousand (see the top of this file).
-		def slow($items; $id): ($id | split("/")) as $k
-			| first($items[] | select(.labels.plugin == $k[0] and .labels.extension_point == $k[1]) | .data.Perc50) // null
-			| if . != null and . > 0 and . < 0.01 then (1 - 0.005 / .) * 1000 else -1 end;
-		[.dataItems[] | select(.labels.Metric == "scheduler_plugin_execution_duration_seconds" and .data != null)] as $items
-		| select($items | length > 0)
-		| ($items[0].labels.Name | split("/")[1:3] | join("/") | . + $tag) as $case
-		| $ratios | split(" ")[] | select(length > 0) | split(":") as $pair
-		| avg($items; $pair[0]) as $a | avg($items; $pair[1]) as $b
-		| select($a != null and $b != null and $b > 0)
-		| "\($case) \($pair[0]) \($pair[1]) \($a * 1000) \($b * 1000) \($a / $b) \(slow($items; $pair[0])) \(slow($items; $pair[1]))"' "$f"
-done <<<"$files")
-[[ -n $rows ]] || { echo "no round in $DIR has both plugins of any pair in: $RATIOS" >&2; exit 1; }
-
-rounds=$(while IFS= read -r f; do
-	d=$(basename "$(dirname "$f")")
-	jq -r --arg tag "$([[ $d == perf-data ]] || echo "@$d")" '
+		def slow($d): $d.Perc50 | if . != null and . > 0 and . < 0.01 then (1 - 0.005 / .) * 1000 else -1 end;
 		def calls($items; $point):
-			[$items[] | select(.labels.extension_point == $point) | .data.Perc50 | select(. > 0.005 and . < 0.01) | . / 0.005] as $xs
-			| [$xs[] | . as $x | first(range(1; 100001) as $n | ($n / $x) as $c | select(($c - ($c | round) | fabs) < 1e-6) | $n) // empty]
+			[$items[] | select(.labels.extension_point == $point) | .data.Perc50 | select(. > 0.005 and . < 0.01) | . / 0.005
+				| . as $x | first(range(1; 100001) as $n | ($n / $x) as $c | select(($c - ($c | round) | fabs) < 1e-6) | $n) // empty]
 			| if length == 0 then "?" else max end;
 		[.dataItems[] | select(.labels.Metric == "scheduler_plugin_execution_duration_seconds" and .data != null)] as $items
 		| select($items | length > 0)
 		| ($items[0].labels.Name | split("/")[1:3] | join("/") | . + $tag) as $case
-		| (first(.dataItems[] | select(.labels.Metric == "SchedulingDuration") | .data.Duration) // 0) as $secs
-		| "\($case) \($secs) \(calls($items; "PreFilter"))"' "$f"
+		| ($ratios | split(" ")[] | select(length > 0) | split(":") as $pair
+			| data($items; $pair[0]) as $a | data($items; $pair[1]) as $b
+			| select($a != null and $b != null and $b.Average > 0)
+			| "\($case) \($pair[0]) \($pair[1]) \($a.Average * 1000) \($b.Average * 1000) \($a.Average / $b.Average) \(slow($a)) \(slow($b))"),
+		  "calls \($case) \(first(.dataItems[] | select(.labels.Metric == "SchedulingDuration") | .data.Duration) // 0) \(calls($items; "PreFilter"))"' "$f"
 done <<<"$files")
+rows=$(grep -v '^calls ' <<<"$out" || true)
+rounds=$(grep '^calls ' <<<"$out" | cut -d' ' -f2-)
+[[ -n $rows ]] || { echo "no round in $DIR has both plugins of any pair in: $RATIOS" >&2; exit 1; }
 
 echo "per round (us per call; ratio = first / second; slow: calls of 10 us or more per thousand, first/second, - when the median is over 10 us):"
 awk 'function pm(x) { return x < 0 ? "-" : sprintf("%.1f", x) }
