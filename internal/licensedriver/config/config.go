@@ -37,6 +37,7 @@ const (
 	DefaultSettleWindow = 2 * time.Minute
 	DefaultStaleAfter   = 5 * time.Minute
 	DefaultTimeout      = 10 * time.Second
+	DefaultMaxSeats     = 10000
 )
 
 // OnStale is what the controller does once the source has not answered for
@@ -99,6 +100,13 @@ type Configuration struct {
 	OnStale OnStale `json:"onStale,omitempty"`
 	// Devices: PerSeat (default) or Shared.
 	Devices Devices `json:"devices,omitempty"`
+	// MaxSeats is the most seats of one feature the driver publishes. A
+	// source that reports more for a feature whose seats are not set is
+	// taken as broken: the feature fails closed (no new seats; pods keep
+	// theirs), with an event and the license_driver_feature_over_limit
+	// metric. Default 10000, which the chart's memory limit is sized for;
+	// at most 100000.
+	MaxSeats int32 `json:"maxSeats,omitempty"`
 }
 
 // Feature is one license feature.
@@ -156,4 +164,8 @@ type HTTPSource struct {
 	URL string `json:"url"`
 	// Timeout of one request. Default 10s.
 	Timeout metav1.Duration `json:"timeout,omitempty"`
+	// CAFile is the path of a PEM bundle of the certificate authorities
+	// the https server's certificate must chain to, instead of the
+	// system's. Optional; only with an https URL. Read at start.
+	CAFile string `json:"caFile,omitempty"`
 }

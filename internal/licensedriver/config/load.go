@@ -18,6 +18,7 @@ package config
 
 import (
 	"bytes"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -46,6 +47,7 @@ const MaxFileBytes = 4 << 20
 
 // MaxFeatures and MaxSeats bound what one driver publishes: a pool holds at
 // most 128 devices per ResourceSlice, so 10,000 seats are 79 slices.
+// MaxSeats bounds the configuration's maxSeats.
 const (
 	MaxFeatures = 1000
 	MaxSeats    = 100000
@@ -131,6 +133,9 @@ func SetDefaults(c *Configuration) {
 	if c.Devices == "" {
 		c.Devices = PerSeat
 	}
+	if c.MaxSeats == 0 {
+		c.MaxSeats = DefaultMaxSeats
+	}
 	if s := c.Source.LMStat; s != nil && s.Timeout.Duration == 0 {
 		s.Timeout.Duration = DefaultTimeout
 	}
@@ -180,10 +185,25 @@ func Validate(c *Configuration) field.ErrorList {
 	if c.OnStale != FailClosed && c.OnStale != Keep {
 		errs = append(errs, field.NotSupported(field.NewPath("onStale"), c.OnStale, []OnStale{FailClosed, Keep}))
 	}
+	if c.MaxSeats < 1 || c.MaxSeats > MaxSeats {
+		errs = append(errs, field.Invalid(field.NewPath("maxSeats"), c.MaxSeats, fmt.Sprintf("must be between 1 and %d", MaxSeats)))
+	}
 	if c.Devices != Shared && c.Devices != PerSeat && c.Devices != "" {
 		errs = append(errs, field.NotSupported(field.NewPath("devices"), c.Devices, []Devices{Shared, PerSeat}))
 	}
 	return errs
+}
+
+// maxSeats is c's maxSeats, the default when it is not set, MaxSeats when
+// it is out of range (Validate reports that).
+func maxSeats(c *Configuration) int32 {
+	switch {
+	case c.MaxSeats == 0:
+		return DefaultMaxSeats
+	case c.MaxSeats < 0 || c.MaxSeats > MaxSeats:
+		return MaxSeats
+	}
+	return c.MaxSeats
 }
 
 // settleWindow is c's settle window, the default when it is not set
@@ -215,11 +235,30 @@ func validateSource(s *Source, p *field.Path) field.ErrorList {
 			errs = append(errs, field.Invalid(p.Child("http", "url"), h.URL, "must be an absolute http or https URL"))
 		}
 		errs = append(errs, validateTimeout(h.Timeout.Duration, p.Child("http", "timeout"))...)
+		if h.CAFile != "" {
+			errs = append(errs, validateCAFile(h.CAFile, u, p.Child("http", "caFile"))...)
+		}
 	}
 	if n != 1 {
 		errs = append(errs, field.Invalid(p, n, "exactly one of static, lmstat and http must be set"))
 	}
 	return errs
+}
+
+// validateCAFile checks source.http.caFile: with an https url, a readable
+// PEM bundle of at least one certificate.
+func validateCAFile(path string, u *url.URL, p *field.Path) field.ErrorList {
+	if u == nil || u.Scheme != "https" {
+		return field.ErrorList{field.Invalid(p, path, "only valid with an https url")}
+	}
+	data, err := filelimit.Read(path, MaxFileBytes, "CA bundle")
+	if err != nil {
+		return field.ErrorList{field.Invalid(p, path, fmt.Sprintf("must be a readable PEM file: %v", err))}
+	}
+	if !x509.NewCertPool().AppendCertsFromPEM(data) {
+		return field.ErrorList{field.Invalid(p, path, "must hold at least one PEM certificate, it holds none")}
+	}
+	return nil
 }
 
 func validateTimeout(d time.Duration, p *field.Path) field.ErrorList {
@@ -264,8 +303,8 @@ func validateFeatures(c *Configuration, p *field.Path) field.ErrorList {
 		switch {
 		case f.Seats == nil && c.Source.Static != nil:
 			errs = append(errs, field.Required(fp.Child("seats"), "the static source serves the seats configured here"))
-		case f.Seats != nil && (*f.Seats < 0 || *f.Seats > MaxSeats):
-			errs = append(errs, field.Invalid(fp.Child("seats"), *f.Seats, fmt.Sprintf("must be between 0 and %d", MaxSeats)))
+		case f.Seats != nil && (*f.Seats < 0 || *f.Seats > maxSeats(c)):
+			errs = append(errs, field.Invalid(fp.Child("seats"), *f.Seats, fmt.Sprintf("must be between 0 and maxSeats (%d)", maxSeats(c))))
 		}
 		for k := range f.Env {
 			if !envName.MatchString(k) {

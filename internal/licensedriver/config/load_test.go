@@ -60,6 +60,7 @@ func TestLoadExample(t *testing.T) {
 		StaleAfter:   metav1.Duration{Duration: DefaultStaleAfter},
 		OnStale:      Keep,
 		Devices:      PerSeat,
+		MaxSeats:     DefaultMaxSeats,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("configuration (-want +got):\n%s", diff)
@@ -199,11 +200,23 @@ func TestDecodeErrors(t *testing.T) {
 	}, {
 		name:    "seats negative",
 		in:      static("", "")[:len(static("", ""))-len("10\n")] + "-1\n",
-		wantErr: "features[0].seats: Invalid value: -1: must be between 0 and 100000",
+		wantErr: "features[0].seats: Invalid value: -1: must be between 0 and maxSeats (10000)",
 	}, {
-		name:    "seats too large",
-		in:      static("", "")[:len(static("", ""))-len("10\n")] + "100001\n",
-		wantErr: "features[0].seats: Invalid value: 100001: must be between 0 and 100000",
+		name:    "seats over the default maxSeats",
+		in:      static("", "")[:len(static("", ""))-len("10\n")] + "10001\n",
+		wantErr: "features[0].seats: Invalid value: 10001: must be between 0 and maxSeats (10000)",
+	}, {
+		name:    "seats over a raised maxSeats",
+		in:      head + "maxSeats: 20000\nsource: {static: {}}\nfeatures:\n- name: MATLAB\n  seats: 20001\n",
+		wantErr: "features[0].seats: Invalid value: 20001: must be between 0 and maxSeats (20000)",
+	}, {
+		name:    "maxSeats too large",
+		in:      static("", "maxSeats: 100001\n"),
+		wantErr: "maxSeats: Invalid value: 100001: must be between 1 and 100000",
+	}, {
+		name:    "maxSeats negative",
+		in:      static("", "maxSeats: -1\n"),
+		wantErr: "maxSeats: Invalid value: -1: must be between 1 and 100000",
 	}, {
 		name:    "seats beyond int32",
 		in:      static("", "")[:len(static("", ""))-len("10\n")] + "9999999999\n",
@@ -348,6 +361,7 @@ func TestDecodeValid(t *testing.T) {
 				StaleAfter:   metav1.Duration{Duration: DefaultStaleAfter},
 				OnStale:      FailClosed,
 				Devices:      PerSeat,
+				MaxSeats:     DefaultMaxSeats,
 			}
 			tc.want(want)
 			if diff := cmp.Diff(want, got); diff != "" {
@@ -413,5 +427,60 @@ func TestSettleWindowZero(t *testing.T) {
 		if c.SettleWindow.Duration != want {
 			t.Errorf("%q: settle window %s, want %s", doc, c.SettleWindow.Duration, want)
 		}
+	}
+}
+
+// testCA is a self-signed certificate made for this test (openssl req -x509).
+const testCA = `-----BEGIN CERTIFICATE-----
+MIIBmjCCAT+gAwIBAgIUIzZWy0mW09wceNO7e3tPa5/asGcwCgYIKoZIzj0EAwIw
+ITEfMB0GA1UEAwwWbGljZW5zZSBzZXJ2ZXIgdGVzdCBDQTAgFw0yNjEyMDUwMDU2
+MTJaGA8yMTI2MTExMTAwNTYxMlowITEfMB0GA1UEAwwWbGljZW5zZSBzZXJ2ZXIg
+dGVzdCBDQTBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABG3IXTdRTpDEwrvV5Ohh
+OUyLQERg2s0tPz147HzJz6Fo8K2DnsLW1xUFGcKoFWiTxdqjeiJjy69jfSMWU7uz
+POyjUzBRMB0GA1UdDgQWBBTF6sCb1Rk4J8UG9sFZnjrLwx6ZLTAfBgNVHSMEGDAW
+gBTF6sCb1Rk4J8UG9sFZnjrLwx6ZLTAPBgNVHRMBAf8EBTADAQH/MAoGCCqGSM49
+BAMCA0kAMEYCIQC4M5bBQQQ7n4W5bHAsAH6n5nbxgWEkvsxQ+tYI2itiWAIhAJlu
+Bm3jPf4yiEkKIR3gkaVKFxmd1QepTj4YJQnboski
+-----END CERTIFICATE-----
+`
+
+func TestDecodeHTTPCAFile(t *testing.T) {
+	dir := t.TempDir()
+	ca, notCA, missing := filepath.Join(dir, "ca.pem"), filepath.Join(dir, "key.pem"), filepath.Join(dir, "missing.pem")
+	for path, data := range map[string]string{ca: testCA, notCA: "-----BEGIN PRIVATE KEY-----\nAQ==\n-----END PRIVATE KEY-----\n"} {
+		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := func(url, caFile string) string {
+		return head + fmt.Sprintf("source: {http: {url: %q, caFile: %q}}\nfeatures:\n- name: MATLAB\n", url, caFile)
+	}
+	for _, tc := range []struct {
+		name, in, wantErr string
+	}{{
+		name: "a bundle of one certificate",
+		in:   in("https://licsrv/seats", ca),
+	}, {
+		name:    "with an http url",
+		in:      in("http://licsrv/seats", ca),
+		wantErr: fmt.Sprintf("source.http.caFile: Invalid value: %q: only valid with an https url", ca),
+	}, {
+		name:    "a file that is not there",
+		in:      in("https://licsrv/seats", missing),
+		wantErr: fmt.Sprintf("source.http.caFile: Invalid value: %q: must be a readable PEM file: open %s: no such file or directory", missing, missing),
+	}, {
+		name:    "a file without a certificate",
+		in:      in("https://licsrv/seats", notCA),
+		wantErr: fmt.Sprintf("source.http.caFile: Invalid value: %q: must hold at least one PEM certificate, it holds none", notCA),
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Decode([]byte(tc.in))
+			if diff := cmp.Diff(tc.wantErr, errString(err)); diff != "" {
+				t.Fatalf("error (-want +got):\n%s", diff)
+			}
+			if err == nil && c.Source.HTTP.CAFile != ca {
+				t.Errorf("caFile %q, want %q", c.Source.HTTP.CAFile, ca)
+			}
+		})
 	}
 }

@@ -48,18 +48,20 @@ func seatsController(b *testing.B, n int, devices config.Devices) *controller {
 	if errs := config.Validate(cfg); len(errs) > 0 {
 		b.Fatal(errs)
 	}
-	c := &controller{Options: Options{Config: cfg, Clock: clock.RealClock{}}, claims: newAllocations(time.Now), missing: map[string]bool{}}
+	c := newController(Options{Config: cfg, Clock: clock.RealClock{}})
 	c.last = &source.Reading{Features: map[string]source.Feature{"MATLAB": {Total: n}}}
 	c.lastOK = time.Now()
 	device := seats.DeviceName
+	shareID := func(int) *types.UID { return nil }
 	if devices == config.Shared {
 		device = func(int) string { return seats.SharedDevice }
+		shareID = func(i int) *types.UID { return ptr.To(types.UID(fmt.Sprintf("share-%d", i))) }
 	}
 	for i := range n / 2 {
 		c.claims.set(&resourceapi.ResourceClaim{
 			ObjectMeta: metav1.ObjectMeta{UID: types.UID(fmt.Sprintf("claim-%d", i))},
 			Status: resourceapi.ResourceClaimStatus{Allocation: &resourceapi.AllocationResult{Devices: resourceapi.DeviceAllocationResult{
-				Results: []resourceapi.DeviceRequestAllocationResult{{Driver: licensedriver.DriverName, Pool: "matlab", Device: device(i), Request: "r"}},
+				Results: []resourceapi.DeviceRequestAllocationResult{{Driver: licensedriver.DriverName, Pool: "matlab", Device: device(i), Request: "r", ShareID: shareID(i)}},
 			}}},
 		})
 	}

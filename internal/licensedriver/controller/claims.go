@@ -17,12 +17,14 @@ limitations under the License.
 package controller
 
 import (
+	"cmp"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/sets"
 
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/seats"
@@ -36,31 +38,41 @@ type allocations struct {
 	// byClaim holds each claim's devices of the driver, and when they were
 	// first seen allocated: a claim's allocation does not change until it
 	// is released.
-	byClaim map[types.UID][]held
+	byClaim map[types.UID]claimHolds
 	now     func() time.Time
+}
+
+// claimHolds are one claim's devices of the driver and the pods it is
+// reserved for.
+type claimHolds struct {
+	namespace, name string
+	// pods are the names of the pods the claim is reserved for, all in the
+	// claim's namespace: the host names their checkouts show on the
+	// license server.
+	pods    []string
+	devices []held
 }
 
 type held struct {
 	pool, device string
 	since        time.Time
 	seats        int
-	// pods are the names of the pods the claim is reserved for: the host
-	// names their checkouts show on the license server.
-	pods []string
+	// shared is true for an allocation of a device that several claims
+	// may hold (its result has a share ID).
+	shared bool
 }
 
 func newAllocations(now func() time.Time) *allocations {
-	return &allocations{byClaim: map[types.UID][]held{}, now: now}
+	return &allocations{byClaim: map[types.UID]claimHolds{}, now: now}
 }
 
 // set records claim's allocation, or its release when it has none.
 func (a *allocations) set(claim *resourceapi.ResourceClaim) {
-	var devices []held
+	c := claimHolds{namespace: claim.Namespace, name: claim.Name}
 	if alloc := claim.Status.Allocation; alloc != nil {
-		var pods []string
 		for _, r := range claim.Status.ReservedFor {
 			if r.Resource == "pods" && r.APIGroup == "" {
-				pods = append(pods, r.Name)
+				c.pods = append(c.pods, r.Name)
 			}
 		}
 		since := a.now()
@@ -73,23 +85,20 @@ func (a *allocations) set(claim *resourceapi.ResourceClaim) {
 				if q, ok := r.ConsumedCapacity[seats.SeatsCapacity]; ok && q.Value() > 1 {
 					n = int(min(q.Value(), 1<<31-1))
 				}
-				devices = append(devices, held{pool: r.Pool, device: r.Device, since: since, seats: n, pods: pods})
+				c.devices = append(c.devices, held{pool: r.Pool, device: r.Device, since: since, seats: n, shared: r.ShareID != nil})
 			}
 		}
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if len(devices) == 0 {
+	if len(c.devices) == 0 {
 		delete(a.byClaim, claim.UID)
 		return
 	}
-	if old, ok := a.byClaim[claim.UID]; ok && sameDevices(old, devices) {
-		for i := range old {
-			old[i].pods = devices[i].pods // reservations change, the allocation does not
-		}
-		return // keep the first-seen times
+	if old, ok := a.byClaim[claim.UID]; ok && sameDevices(old.devices, c.devices) {
+		c.devices = old.devices // keep the first-seen times
 	}
-	a.byClaim[claim.UID] = devices
+	a.byClaim[claim.UID] = c
 }
 
 func (a *allocations) remove(uid types.UID) {
@@ -98,35 +107,60 @@ func (a *allocations) remove(uid types.UID) {
 	delete(a.byClaim, uid)
 }
 
-// byPool returns, per pool, every allocation the claims hold: one entry per
-// allocation result, so a shared device held by 20 claims is 20 entries.
-func (a *allocations) byPool() map[string][]seats.Hold {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	out := map[string][]seats.Hold{}
-	for _, devices := range a.byClaim {
-		for _, d := range devices {
-			out[d.pool] = append(out[d.pool], seats.Hold{Device: d.device, Since: d.since, Seats: d.seats})
-		}
-	}
-	return out
+// poolClaim is what one claim holds of one pool: its seats and its pods.
+type poolClaim struct {
+	namespace string
+	pods      []string
+	seats     int
 }
 
-// podsByPool returns, per pool, the names of the pods its claims are
-// reserved for.
-func (a *allocations) podsByPool() map[string]sets.Set[string] {
+// snapshot is the claims' holds at one moment, by pool.
+type snapshot struct {
+	// holds has one entry per allocation result, so a shared device held
+	// by 20 claims is 20 entries.
+	holds map[string][]seats.Hold
+	// claims are the claims that hold seats of the pool.
+	claims map[string][]poolClaim
+	// doubles are the pool's devices held by more than one claim without
+	// sharing, by device: two schedulers allocated from one pool
+	// (kubernetes/kubernetes#128980). The claims, as namespace/name.
+	doubles map[string]map[string][]string
+}
+
+func (a *allocations) snapshot() snapshot {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	out := map[string]sets.Set[string]{}
-	for _, devices := range a.byClaim {
-		for _, d := range devices {
-			if out[d.pool] == nil {
-				out[d.pool] = sets.New[string]()
+	s := snapshot{holds: map[string][]seats.Hold{}, claims: map[string][]poolClaim{}, doubles: map[string]map[string][]string{}}
+	holders := map[[2]string][]string{}
+	for _, c := range a.byClaim {
+		perPool := map[string]int{}
+		for _, d := range c.devices {
+			s.holds[d.pool] = append(s.holds[d.pool], seats.Hold{Device: d.device, Since: d.since, Seats: d.seats})
+			perPool[d.pool] += d.seats
+			if !d.shared {
+				k := [2]string{d.pool, d.device}
+				holders[k] = append(holders[k], c.namespace+"/"+c.name)
 			}
-			out[d.pool].Insert(d.pods...)
+		}
+		for pool, n := range perPool {
+			s.claims[pool] = append(s.claims[pool], poolClaim{namespace: c.namespace, pods: c.pods, seats: n})
 		}
 	}
-	return out
+	for _, claims := range s.claims {
+		// Checkouts go to claims in one order, whatever the map's.
+		slices.SortFunc(claims, func(a, b poolClaim) int {
+			return cmp.Or(strings.Compare(a.namespace, b.namespace), slices.Compare(a.pods, b.pods))
+		})
+	}
+	for k, claims := range holders {
+		if len(claims) > 1 {
+			if s.doubles[k[0]] == nil {
+				s.doubles[k[0]] = map[string][]string{}
+			}
+			s.doubles[k[0]][k[1]] = claims
+		}
+	}
+	return s
 }
 
 func sameDevices(a, b []held) bool {

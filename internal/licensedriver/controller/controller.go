@@ -26,13 +26,11 @@ package controller
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -66,6 +64,9 @@ const (
 	ReasonSourceStale     = "LicenseSourceStale"
 	ReasonSourceRecovered = "LicenseSourceRecovered"
 	ReasonNotReported     = "LicenseFeatureNotReported"
+	ReasonOverLimit       = "LicenseFeatureOverLimit"
+	ReasonWithinLimit     = "LicenseFeatureWithinLimit"
+	ReasonHeldTwice       = "LicenseSeatHeldTwice"
 )
 
 type controller struct {
@@ -79,16 +80,31 @@ type controller struct {
 	failing bool // the last read failed
 	stale   bool
 	missing map[string]bool // features the last reading did not report
+
+	// Touched only by resources, on Run's goroutine.
+	overLimit map[string]bool // pools whose reported total is over maxSeats
+	heldTwice map[string]bool // pools with a device held by two claims
+}
+
+func newController(o Options) *controller {
+	if o.Clock == nil {
+		o.Clock = clock.RealClock{}
+	}
+	return &controller{
+		Options:   o,
+		claims:    newAllocations(o.Clock.Now),
+		dirty:     make(chan struct{}, 1),
+		missing:   map[string]bool{},
+		overLimit: map[string]bool{},
+		heldTwice: map[string]bool{},
+	}
 }
 
 // Run runs the controller until ctx is done.
 func Run(ctx context.Context, o Options) error {
-	if o.Clock == nil {
-		o.Clock = clock.RealClock{}
-	}
 	RegisterMetrics()
 	logger := klog.FromContext(ctx)
-	c := &controller{Options: o, claims: newAllocations(o.Clock.Now), dirty: make(chan struct{}, 1), missing: map[string]bool{}}
+	c := newController(o)
 	if err := syncDeviceClasses(ctx, o.Client, o.Config.Features); err != nil {
 		return err
 	}
@@ -219,22 +235,33 @@ func (c *controller) resources(ctx context.Context) *resourceslice.DriverResourc
 	last, stale := c.last, c.stale
 	c.mu.Unlock()
 	closed := stale && c.Config.OnStale == config.FailClosed
-	held, pods := c.claims.byPool(), c.claims.podsByPool()
+	claims := c.claims.snapshot()
 	now := c.Clock.Now()
 	out := &resourceslice.DriverResources{Pools: map[string]resourceslice.Pool{}}
 	for _, f := range c.Config.Features {
-		p := seats.Pool{Name: f.Pool, Feature: f.Name, Held: held[f.Pool]}
+		p := seats.Pool{Name: f.Pool, Feature: f.Name, Held: claims.holds[f.Pool]}
+		reported, over := 0, false
 		if last != nil && !closed {
-			if r, ok := last.Features[f.Name]; ok {
-				p.Known, p.Total, p.InUse = true, r.Total, r.InUse
+			r, ok := last.Features[f.Name]
+			reported = r.Total
+			if f.Seats != nil && int(*f.Seats) < reported {
+				reported = int(*f.Seats)
+			}
+			over = ok && reported > int(c.Config.MaxSeats)
+			switch {
+			case !ok:
+				p.Why = seats.NotReported
+			case over:
+				p.Why = seats.OverLimit
+			default:
+				p.Known, p.Total, p.InUse = true, reported, r.InUse
 				if len(r.Checkouts) > 0 {
-					p.ClusterCheckouts = ptr.To(clusterCheckouts(r.Checkouts, pods[f.Pool]))
-				}
-				if f.Seats != nil && int(*f.Seats) < p.Total {
-					p.Total = int(*f.Seats)
+					p.ClusterCheckouts = ptr.To(clusterCheckouts(r.Checkouts, claims.claims[f.Pool]))
 				}
 			}
 		}
+		c.checkLimit(ctx, f, over, reported)
+		c.checkHeldTwice(ctx, f, claims.doubles[f.Pool])
 		compute := seats.ComputeShared
 		if c.Config.Devices == config.PerSeat {
 			compute = seats.Compute
@@ -262,19 +289,4 @@ func (c *controller) featureEvent(f config.Feature, eventType, reason, format st
 		return
 	}
 	c.Recorder.Eventf(DeviceClass(f), eventType, reason, format, args...)
-}
-
-// clusterCheckouts counts the seats of checkouts made from the hosts of
-// pods: a container's host name is its pod's name (the server may show it
-// with a domain), so a checkout from a pod that holds one of the pool's
-// seats is the cluster's, and every other checkout is someone else's.
-func clusterCheckouts(checkouts []source.Checkout, pods sets.Set[string]) int {
-	n := 0
-	for _, c := range checkouts {
-		host, _, _ := strings.Cut(c.Host, ".")
-		if pods.Has(host) {
-			n += max(1, c.Count)
-		}
-	}
-	return n
 }

@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/component-base/metrics/testutil"
 	"k8s.io/dynamic-resource-allocation/resourceslice"
 	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -78,7 +79,7 @@ func TestAllocations(t *testing.T) {
 		"matlab": {{Device: "seat-0", Since: t0, Seats: 1}, {Device: "seat-1", Since: earlier, Seats: 1}, {Device: "seats", Since: clk.Now(), Seats: 1}, {Device: "seats", Since: clk.Now(), Seats: 1}},
 		"cad":    {{Device: "seat-0", Since: earlier, Seats: 1}},
 	}
-	if diff := cmp.Diff(want, sortedHolds(a.byPool())); diff != "" {
+	if diff := cmp.Diff(want, sortedHolds(a.snapshot().holds)); diff != "" {
 		t.Errorf("byPool (-want +got):\n%s", diff)
 	}
 	a.set(claim("b", nil)) // released
@@ -86,12 +87,12 @@ func TestAllocations(t *testing.T) {
 	a.remove("e")
 	a.remove("f")
 	a.remove("nope")
-	if diff := cmp.Diff(map[string][]seats.Hold{}, a.byPool()); diff != "" {
+	if diff := cmp.Diff(map[string][]seats.Hold{}, a.snapshot().holds); diff != "" {
 		t.Errorf("byPool after release (-want +got):\n%s", diff)
 	}
 	future := clk.Now().Add(time.Hour) // a clock ahead of ours: not trusted
 	a.set(claim("d", &future, "matlab/seat-2"))
-	if got := a.byPool()["matlab"][0].Since; !got.Equal(clk.Now()) {
+	if got := a.snapshot().holds["matlab"][0].Since; !got.Equal(clk.Now()) {
 		t.Errorf("a future allocation timestamp gave %v, want now %v", got, clk.Now())
 	}
 }
@@ -137,7 +138,7 @@ func TestSyncDeviceClasses(t *testing.T) {
 	for _, c := range list.Items {
 		got[c.Name] = ptr.Deref(c.Spec.ExtendedResourceName, "")
 		if c.Name == "simulink-toolbox.licenses.adminsched.io" {
-			want := `device.driver == "licenses.adminsched.io" && device.attributes["licenses.adminsched.io"].pool == "simulink-toolbox"`
+			want := `device.driver == "licenses.adminsched.io" && device.attributes["licenses.adminsched.io"].pool == "simulink-toolbox" && device.attributes["licenses.adminsched.io"].offered`
 			if e := c.Spec.Selectors[0].CEL.Expression; e != want {
 				t.Errorf("selector %s, want %s", e, want)
 			}
@@ -171,7 +172,7 @@ func TestStaleness(t *testing.T) {
 			src := &fakeSource{features: map[string]source.Feature{"MATLAB": {Total: 4, InUse: 1}},
 				unavailable: map[string]string{"CAD": "(Error: Cannot find license file)"}}
 			rec := record.NewFakeRecorder(100)
-			c := &controller{Options: Options{Config: cfg, Source: src, Clock: clk, Recorder: rec}, claims: newAllocations(clk.Now), missing: map[string]bool{}}
+			c := newController(Options{Config: cfg, Source: src, Clock: clk, Recorder: rec})
 
 			c.read(ctx)
 			free := func() int { return freeSeats(c.resources(ctx), "matlab") }
@@ -227,7 +228,7 @@ func TestSeatsCap(t *testing.T) {
 	clk := testingclock.NewFakeClock(time.Now())
 	cfg := testConfig(t, config.FailClosed, config.Feature{Name: "MATLAB", Seats: ptr.To[int32](2)})
 	src := &fakeSource{features: map[string]source.Feature{"MATLAB": {Total: 10}}}
-	c := &controller{Options: Options{Config: cfg, Source: src, Clock: clk}, claims: newAllocations(clk.Now), missing: map[string]bool{}}
+	c := newController(Options{Config: cfg, Source: src, Clock: clk})
 	c.read(ctx)
 	if got := freeSeats(c.resources(ctx), "matlab"); got != 2 {
 		t.Errorf("free seats %d, want the configured 2", got)
@@ -252,7 +253,7 @@ func freeSeats(r *resourceslice.DriverResources, pool string) int {
 	for _, s := range r.Pools[pool].Slices {
 		for _, d := range s.Devices {
 			switch {
-			case len(d.Taints) > 0:
+			case !seats.Offered(d):
 			case d.AllowMultipleAllocations != nil && *d.AllowMultipleAllocations:
 				// Shared: no claim holds it in these tests.
 				c := d.Capacity[seats.SeatsCapacity]
@@ -276,9 +277,10 @@ func TestClusterCheckouts(t *testing.T) {
 		{User: "bo", Host: "ws12", Count: 1},                          // a desktop
 		{User: "cy", Host: "job-9", Count: 1},                         // a pod that holds no seat
 	}}}}
-	c := &controller{Options: Options{Config: cfg, Source: src, Clock: clk}, claims: newAllocations(clk.Now), missing: map[string]bool{}}
+	c := newController(Options{Config: cfg, Source: src, Clock: clk})
 	for i, pod := range []string{"job-0", "job-1"} {
 		cl := claim(pod+"-claim", nil, "matlab/"+seats.DeviceName(i))
+		cl.Namespace = "team"
 		cl.Status.ReservedFor = []resourceapi.ResourceClaimConsumerReference{{Resource: "pods", Name: pod, UID: types.UID(pod)}}
 		c.claims.set(cl)
 	}
@@ -289,7 +291,156 @@ func TestClusterCheckouts(t *testing.T) {
 	if got := freeSeats(c.resources(ctx), "matlab"); got != 1 {
 		t.Errorf("free seats %d, want 1", got)
 	}
-	if got := clusterCheckouts(src.features["MATLAB"].Checkouts, nil); got != 0 {
-		t.Errorf("no pods: %d cluster checkouts, want 0", got)
+}
+
+// TestClusterCheckoutsAttribution: checkouts are the cluster's only up to
+// the seats its claims hold, by pod host name in any letter case, and a
+// desktop that shares a pod's first label is not the pod.
+func TestClusterCheckoutsAttribution(t *testing.T) {
+	long := strings.Repeat("a", 62) + "-bcdef" // the kubelet cuts it to 62 a's
+	tests := []struct {
+		name      string
+		checkouts []source.Checkout
+		claims    []poolClaim
+		want      int
+	}{{
+		name:      "a desktop whose first label is a pod's name is not the pod",
+		checkouts: []source.Checkout{{Host: "build-1.corp.example.com", Count: 3}},
+		claims:    []poolClaim{{namespace: "ci", pods: []string{"build-1"}, seats: 1}},
+		want:      0,
+	}, {
+		name:      "a pod's fully qualified name holds its namespace",
+		checkouts: []source.Checkout{{Host: "build-1.svc-a.ci.svc.cluster.local", Count: 1}},
+		claims:    []poolClaim{{namespace: "ci", pods: []string{"build-1"}, seats: 1}},
+		want:      1,
+	}, {
+		name:      "host names compare in any letter case",
+		checkouts: []source.Checkout{{Host: "BUILD-1", Count: 1}},
+		claims:    []poolClaim{{namespace: "ci", pods: []string{"build-1"}, seats: 1}},
+		want:      1,
+	}, {
+		name:      "a host with more checkouts than its claim's seats (linger, 2 licenses) gives the claim's seats",
+		checkouts: []source.Checkout{{Host: "build-1", Count: 2}, {Host: "build-1", Count: 1}},
+		claims:    []poolClaim{{namespace: "ci", pods: []string{"build-1"}, seats: 1}},
+		want:      1,
+	}, {
+		name:      "pods that share one claim of one seat give one seat",
+		checkouts: []source.Checkout{{Host: "web-0", Count: 1}, {Host: "web-1", Count: 1}, {Host: "web-2", Count: 1}},
+		claims:    []poolClaim{{namespace: "ci", pods: []string{"web-0", "web-1", "web-2"}, seats: 1}},
+		want:      1,
+	}, {
+		name:      "pods of one name in two namespaces: one checkout is given once",
+		checkouts: []source.Checkout{{Host: "job", Count: 1}},
+		claims:    []poolClaim{{namespace: "a", pods: []string{"job"}, seats: 1}, {namespace: "b", pods: []string{"job"}, seats: 1}},
+		want:      1,
+	}, {
+		name:      "each of two pods of one name checked out: two",
+		checkouts: []source.Checkout{{Host: "job", Count: 1}, {Host: "job", Count: 1}},
+		claims:    []poolClaim{{namespace: "a", pods: []string{"job"}, seats: 1}, {namespace: "b", pods: []string{"job"}, seats: 1}},
+		want:      2,
+	}, {
+		name:      "a pod name over 63 characters: the host name is cut",
+		checkouts: []source.Checkout{{Host: strings.Repeat("a", 62), Count: 1}},
+		claims:    []poolClaim{{namespace: "ci", pods: []string{long}, seats: 1}},
+		want:      1,
+	}, {
+		name:      "no claims, no cluster checkouts",
+		checkouts: []source.Checkout{{Host: "job-0", Count: 1}},
+		want:      0,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := clusterCheckouts(tt.checkouts, tt.claims); got != tt.want {
+				t.Errorf("clusterCheckouts = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestOverLimitFailsClosed: a source that reports more seats than maxSeats
+// for a feature whose seats are not set offers none (rather than one device
+// per reported seat), with an event and a metric, until it reports fewer.
+func TestOverLimitFailsClosed(t *testing.T) {
+	RegisterMetrics()
+	ctx := context.Background()
+	clk := testingclock.NewFakeClock(time.Now())
+	cfg := testConfig(t, config.FailClosed, config.Feature{Name: "MATLAB"}, config.Feature{Name: "CAD", Seats: ptr.To[int32](5)})
+	src := &fakeSource{features: map[string]source.Feature{"MATLAB": {Total: 400000}, "CAD": {Total: 400000}}}
+	rec := record.NewFakeRecorder(10)
+	c := newController(Options{Config: cfg, Source: src, Clock: clk, Recorder: rec})
+	held := claim("held", nil, "matlab/seat-0")
+	c.claims.set(held)
+	c.read(ctx)
+	r := c.resources(ctx)
+	devices := 0
+	for _, s := range r.Pools["matlab"].Slices {
+		devices += len(s.Devices)
+	}
+	if got := freeSeats(r, "matlab"); got != 0 || devices != 1 {
+		t.Errorf("over maxSeats: %d free seats in %d devices, want none free and only the held seat published", got, devices)
+	}
+	if got := freeSeats(r, "cad"); got != 5 {
+		t.Errorf("a feature whose seats cap the report: %d free, want 5", got)
+	}
+	if v, err := testutil.GetGaugeMetricValue(featureOverLimit.WithLabelValues("matlab")); err != nil || v != 1 {
+		t.Errorf("feature_over_limit{pool=matlab} = %v (%v), want 1", v, err)
+	}
+	if v, _ := testutil.GetGaugeMetricValue(featureOverLimit.WithLabelValues("cad")); v != 0 {
+		t.Errorf("feature_over_limit{pool=cad} = %v, want 0", v)
+	}
+	c.resources(ctx) // no second event
+	src.features["MATLAB"] = source.Feature{Total: 10}
+	c.read(ctx)
+	if got := freeSeats(c.resources(ctx), "matlab"); got != 9 {
+		t.Errorf("back within maxSeats: %d free, want 9", got)
+	}
+	if v, _ := testutil.GetGaugeMetricValue(featureOverLimit.WithLabelValues("matlab")); v != 0 {
+		t.Errorf("feature_over_limit{pool=matlab} = %v once within, want 0", v)
+	}
+	close(rec.Events)
+	var events []string
+	for e := range rec.Events {
+		events = append(events, e)
+	}
+	if len(events) != 2 || !strings.Contains(events[0], ReasonOverLimit) || !strings.Contains(events[0], "400000") || !strings.Contains(events[1], ReasonWithinLimit) {
+		t.Errorf("events %q, want one %s naming the 400000 reported, then one %s", events, ReasonOverLimit, ReasonWithinLimit)
+	}
+}
+
+// TestHeldTwice: a seat held by two claims without sharing (two schedulers
+// allocated it) raises an event and a metric.
+func TestHeldTwice(t *testing.T) {
+	RegisterMetrics()
+	ctx := context.Background()
+	clk := testingclock.NewFakeClock(time.Now())
+	cfg := testConfig(t, config.FailClosed, config.Feature{Name: "SIM"})
+	rec := record.NewFakeRecorder(10)
+	c := newController(Options{Config: cfg, Source: &fakeSource{features: map[string]source.Feature{"SIM": {Total: 3}}}, Clock: clk, Recorder: rec})
+	c.read(ctx)
+	for _, name := range []string{"a", "b"} {
+		cl := claim(name, nil, "sim/seat-0")
+		cl.Namespace, cl.Name = "ns", name
+		c.claims.set(cl)
+	}
+	shared := claim("c", nil, "sim/seats")
+	shared.Status.Allocation.Devices.Results[0].ShareID = ptr.To(types.UID("s1"))
+	c.claims.set(shared)
+	shared2 := claim("d", nil, "sim/seats")
+	shared2.Status.Allocation.Devices.Results[0].ShareID = ptr.To(types.UID("s2"))
+	c.claims.set(shared2)
+	c.resources(ctx)
+	c.resources(ctx)
+	if v, err := testutil.GetGaugeMetricValue(heldTwice.WithLabelValues("sim")); err != nil || v != 1 {
+		t.Errorf("devices_held_twice{pool=sim} = %v (%v), want 1", v, err)
+	}
+	close(rec.Events)
+	var events []string
+	for e := range rec.Events {
+		if strings.Contains(e, ReasonHeldTwice) {
+			events = append(events, e)
+		}
+	}
+	if len(events) != 1 || !strings.Contains(events[0], "seat-0 by ns/a and ns/b") {
+		t.Errorf("events %q, want one naming seat-0 by ns/a and ns/b", events)
 	}
 }

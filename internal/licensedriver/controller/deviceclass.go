@@ -40,9 +40,11 @@ const ManagedByLabel = "app.kubernetes.io/managed-by"
 
 const managedBy = "license-driver." + licensedriver.DriverName
 
-// DeviceClass is the class of a feature's seats: it selects the devices of
-// the feature's pool and maps the feature's extended resource name to them,
-// so that a pod asks with resources.limits alone.
+// DeviceClass is the class of a feature's seats: it selects the offered
+// devices of the feature's pool and maps the feature's extended resource
+// name to them, so that a pod asks with resources.limits alone. Every
+// request names a class and cannot drop its selectors, so no claim, however
+// it tolerates device taints, takes a seat the driver does not offer.
 func DeviceClass(f config.Feature) *resourceapi.DeviceClass {
 	return &resourceapi.DeviceClass{
 		ObjectMeta: metav1.ObjectMeta{
@@ -51,8 +53,8 @@ func DeviceClass(f config.Feature) *resourceapi.DeviceClass {
 		},
 		Spec: resourceapi.DeviceClassSpec{
 			Selectors: []resourceapi.DeviceSelector{{CEL: &resourceapi.CELDeviceSelector{
-				Expression: fmt.Sprintf("device.driver == %q && device.attributes[%q].%s == %q",
-					licensedriver.DriverName, licensedriver.DriverName, seats.PoolAttribute, f.Pool),
+				Expression: fmt.Sprintf("device.driver == %q && device.attributes[%q].%s == %q && device.attributes[%q].%s",
+					licensedriver.DriverName, licensedriver.DriverName, seats.PoolAttribute, f.Pool, licensedriver.DriverName, seats.OfferedAttribute),
 			}}},
 			ExtendedResourceName: ptr.To(f.ResourceName),
 		},

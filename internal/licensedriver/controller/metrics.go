@@ -29,7 +29,7 @@ var (
 	seatsGauge = metrics.NewGaugeVec(&metrics.GaugeOpts{
 		Subsystem:      subsystem,
 		Name:           "seats",
-		Help:           "Seats of a license feature's pool by state: total issued, allocated to pods' claims, in use outside the cluster, free for new pods, blocked (unallocated and tainted).",
+		Help:           "Seats of a license feature's pool by state: total issued, allocated to pods' claims, in use outside the cluster, free for new pods, blocked (unallocated and not offered).",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"pool", "state"})
 	sourceReads = metrics.NewCounterVec(&metrics.CounterOpts{
@@ -44,6 +44,18 @@ var (
 		Help:           "When the license server last answered, in seconds since the epoch.",
 		StabilityLevel: metrics.ALPHA,
 	})
+	featureOverLimit = metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Subsystem:      subsystem,
+		Name:           "feature_over_limit",
+		Help:           "1 while the license server reports more seats of the pool's feature than maxSeats: the feature fails closed (no new seat offered).",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"pool"})
+	heldTwice = metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Subsystem:      subsystem,
+		Name:           "devices_held_twice",
+		Help:           "Devices of the pool held by two or more claims that do not share them: two schedulers allocated from the pool at once.",
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"pool"})
 	sourceStale = metrics.NewGauge(&metrics.GaugeOpts{
 		Subsystem:      subsystem,
 		Name:           "source_stale",
@@ -58,6 +70,6 @@ var registerOnce sync.Once
 // legacy registry, which the driver's /metrics serves.
 func RegisterMetrics() {
 	registerOnce.Do(func() {
-		legacyregistry.MustRegister(seatsGauge, sourceReads, sourceLastSuccess, sourceStale)
+		legacyregistry.MustRegister(seatsGauge, sourceReads, sourceLastSuccess, sourceStale, featureOverLimit, heldTwice)
 	})
 }

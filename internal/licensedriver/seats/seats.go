@@ -15,61 +15,59 @@ limitations under the License.
 */
 
 // Package seats turns what the license server says and what the cluster has
-// allocated into the devices of a feature's pool: one device per seat, and a
-// NoSchedule device taint on the seats no new pod may take.
+// allocated into the devices of a feature's pool: one device per seat (or one
+// shared device, shared.go), and on each device whether a new claim may take
+// it.
 //
 // The invariant, at every moment the scheduler can allocate: allocated +
 // external <= total, where external are the seats checked out outside the
-// cluster. Two choices make it hold without ever disturbing a running pod:
+// cluster. Three choices make it hold without ever disturbing a running pod:
 //
-//   - Unavailable seats are tainted, not withdrawn. A taint with effect
-//     NoSchedule stops new allocations and leaves existing ones alone (the
-//     eviction effect, NoExecute, is never used), and the pool's devices keep
-//     their names, so an allocated device never vanishes from the slices the
-//     scheduler and the kubelet read. `kubectl get resourceslices -o yaml`
-//     shows why each seat is unavailable.
-//   - Allocated seats are tainted too. The taint does not touch the pod
-//     that holds the seat (NoSchedule is checked only when allocating), but
-//     when that pod ends and its claim is released, the seat stays
-//     unallocatable until the next plan has counted it: a release can
-//     never open more seats than the plan allows.
-//   - The scheduler's allocator takes the first free device in slice and
-//     device order, so the free seats are the first unallocated ones and
-//     the taints go on the last: a taint then rarely lands on the device the
-//     scheduler is taking at the same moment. When it does, the claim still
-//     gets the device (the taint was not there when it allocated) and the
-//     next plan moves the taint to another free seat; the pool is one seat
-//     over for that reconcile, never more, and the license server itself
-//     refuses the checkout of a seat that is not there.
+//   - Unavailable seats are published unoffered, not tainted and not
+//     withdrawn: the boolean attribute "offered" is false and "unavailable"
+//     says why. The feature's DeviceClass selects offered devices only, and a
+//     claim cannot name a device without a class nor drop its class's
+//     selectors. A device taint would not do: a claim's request may tolerate
+//     any taint, and every namespace user may write claims. The pool's
+//     devices keep their names, so an allocated device never vanishes from
+//     the slices the scheduler and the kubelet read.
+//   - Allocated seats are unoffered too. Their pod keeps them (selectors are
+//     checked only when allocating), but when the pod ends and its claim is
+//     released, the seat stays unallocatable until the next plan has counted
+//     it: a release can never open more seats than the plan allows.
+//   - The scheduler's allocator takes the first matching device in slice
+//     and device order, so the free seats are the first unallocated ones.
+//     An outside checkout the driver has not read yet can still meet a
+//     claim allocated in the same moment: the license server then refuses
+//     the later checkout; the driver cannot know of a checkout before it
+//     reads the server.
 //
 // Seats the cluster's own pods have checked out are not external: the
-// server counts them in use, and their devices are allocated. A pod that
-// was given a seat may not have checked it out yet, so only allocations
-// older than the settle window are subtracted from the server's in-use
-// count; younger ones are assumed not to be in it yet. Inside the window
-// that errs towards fewer free seats. Past it, a pod that still has not
-// checked out (or never does) is taken to hold a seat the server counts,
-// so an outside checkout can be missed and one seat more offered per such
-// pod: the license server then refuses the extra checkout. Set the window
-// longer than the slowest start to checkout.
+// server counts them in use, and their devices are allocated. When the
+// server lists its checkouts by host, the controller attributes them to the
+// pods that hold seats (Pool.ClusterCheckouts). Otherwise a pod that was
+// given a seat may not have checked it out yet, so only allocations older
+// than the settle window are subtracted from the server's in-use count;
+// younger ones are assumed not to be in it yet. Inside the window that errs
+// towards fewer free seats. Past it, a pod that still has not checked out
+// (or never does) is taken to hold a seat the server counts, so an outside
+// checkout can be missed and one seat more offered per such pod: the
+// license server then refuses the extra checkout. Set the window longer than
+// the slowest start to checkout.
 package seats
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/dynamic-resource-allocation/resourceslice"
 	"k8s.io/utils/ptr"
-
-	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
 )
 
-// TaintKey is the key of the taint on an unavailable seat; its value says why.
-const TaintKey = licensedriver.DriverName + "/unavailable"
-
-// Why a seat is unavailable: the taint's value.
+// Why a seat is not offered: the value of its UnavailableAttribute.
 const (
 	// InUseElsewhere: checked out outside the cluster.
 	InUseElsewhere = "InUseElsewhere"
@@ -81,6 +79,11 @@ const (
 	NotIssued = "NotIssued"
 	// Allocated: held by a pod's claim (see the package comment).
 	Allocated = "Allocated"
+	// NotReported: the server does not report the feature.
+	NotReported = "NotReported"
+	// OverLimit: the server reports more seats than the driver publishes
+	// (the configuration's maxSeats); the feature fails closed.
+	OverLimit = "OverLimit"
 )
 
 // Device attributes, in the driver's domain.
@@ -89,7 +92,18 @@ const (
 	PoolAttribute resourceapi.QualifiedName = "pool"
 	// FeatureAttribute holds the feature's name on the license server.
 	FeatureAttribute resourceapi.QualifiedName = "feature"
+	// OfferedAttribute is true on the devices a new claim may take; the
+	// DeviceClass selects only those.
+	OfferedAttribute resourceapi.QualifiedName = "offered"
+	// UnavailableAttribute, on a device that is not offered, says why.
+	UnavailableAttribute resourceapi.QualifiedName = "unavailable"
 )
+
+// Offered reports whether a new claim may take d.
+func Offered(d resourceapi.Device) bool {
+	a, ok := d.Attributes[OfferedAttribute]
+	return ok && a.BoolValue != nil && *a.BoolValue
+}
 
 // Pool is what is known of one feature's seats.
 type Pool struct {
@@ -101,6 +115,8 @@ type Pool struct {
 	// Known is false when the server has not reported the feature, or its
 	// reading is stale and the policy is to fail closed.
 	Known bool
+	// Why, when not Known, says why (SourceStale when empty).
+	Why string
 	// Held are the pool's allocations, one per seat a claim holds.
 	Held []Hold
 	// ClusterCheckouts, when the server lists its checkouts, is how many
@@ -146,7 +162,7 @@ func count(held []Hold, now time.Time, settle time.Duration) (all, settled int) 
 type Plan struct {
 	Devices []resourceapi.Device
 	// Allocated, External and Free count seats; Blocked is the number of
-	// unallocated devices that are tainted.
+	// unallocated devices that are not offered.
 	Allocated, External, Free, Blocked int
 }
 
@@ -167,27 +183,35 @@ func deviceIndex(name string) (int, bool) {
 	return i, true
 }
 
-// Compute plans the pool's devices at now.
+// Compute plans the pool's devices at now: a device per seat issued (none
+// when the count is unknown), and every device a claim holds.
 func Compute(p Pool, now time.Time, settle time.Duration) Plan {
-	n := p.Total
-	if !p.Known {
-		n = 0
+	n := 0
+	if p.Known {
+		n = p.Total
 	}
 	// An allocated device stays published whatever the server says, so
-	// that the pod holding it is never without it.
+	// that the pod holding it is never without it; past the seats issued,
+	// only the allocated devices are published.
 	allocated := make(map[string]bool, len(p.Held))
+	var past []int
+	shared := 0
 	for _, h := range p.Held {
+		if i, ok := deviceIndex(h.Device); ok && i >= n && !allocated[h.Device] {
+			past = append(past, i)
+		}
 		allocated[h.Device] = true
-		if i, ok := deviceIndex(h.Device); ok && i >= n {
-			n = i + 1
+		if h.Device == SharedDevice {
+			shared += h.seats()
 		}
 	}
+	slices.Sort(past)
 	// Holds of a device that is not a seat (the shared device, after a
 	// switch to PerSeat) still take seats.
 	held, settled := count(p.Held, now, settle)
 	plan := Plan{Allocated: held}
 	free := 0
-	why := SourceStale
+	why := p.why()
 	if p.Known {
 		plan.External = p.external(settled)
 		free = max(0, p.Total-plan.External-plan.Allocated)
@@ -197,44 +221,71 @@ func Compute(p Pool, now time.Time, settle time.Duration) Plan {
 			why = NotIssued
 		}
 	}
-	// Every device has the same attributes, and one of four taint lists:
-	// shared, they cost a 10,000-seat plan a fifth of the memory (the
-	// publisher deep-copies what it is given, so nothing is shared with the
-	// API objects).
-	attributes := map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{
-		FeatureAttribute: {StringValue: ptr.To(p.Feature)},
-		PoolAttribute:    {StringValue: ptr.To(p.Name)},
-	}
-	plan.Devices = make([]resourceapi.Device, n)
+	attrs := attributeSets(p)
+	plan.Devices = make([]resourceapi.Device, 0, n+len(past)+1)
 	for i := range n {
 		name := DeviceName(i)
-		d := resourceapi.Device{Name: name, Attributes: attributes}
+		d := resourceapi.Device{Name: name}
 		switch {
 		case allocated[name]:
-			d.Taints = taints[Allocated]
-		case p.Known && i >= p.Total:
-			d.Taints = taints[NotIssued]
-			plan.Blocked++
+			d.Attributes = attrs(Allocated)
 		case free > 0:
 			free--
 			plan.Free++
+			d.Attributes = attrs("")
 		default:
-			d.Taints = taints[why]
+			d.Attributes = attrs(why)
 			plan.Blocked++
 		}
-		plan.Devices[i] = d
+		plan.Devices = append(plan.Devices, d)
+	}
+	for _, i := range past {
+		plan.Devices = append(plan.Devices, resourceapi.Device{Name: DeviceName(i), Attributes: attrs(Allocated)})
+	}
+	if allocated[SharedDevice] {
+		// Held since before a switch to PerSeat: it stays while claims hold
+		// it, and takes no new claim.
+		plan.Devices = append(plan.Devices, sharedDevice(p, shared, held, Allocated))
 	}
 	return plan
 }
 
-// taints are the taint lists a device can have, shared like the attributes.
-var taints = func() map[string][]resourceapi.DeviceTaint {
-	m := map[string][]resourceapi.DeviceTaint{}
-	for _, why := range []string{InUseElsewhere, SourceStale, NotIssued, Allocated} {
-		m[why] = []resourceapi.DeviceTaint{{Key: TaintKey, Value: why, Effect: resourceapi.DeviceTaintEffectNoSchedule}}
+// why is the reason an unknown pool's devices are not offered.
+func (p Pool) why() string {
+	if p.Why != "" {
+		return p.Why
+	}
+	return SourceStale
+}
+
+// attributeSets returns the attributes of the pool's devices, one map per
+// reason a device is not offered ("" for an offered device), each made once:
+// shared, they cost a 10,000-seat plan a fifth of the memory (the publisher
+// deep-copies what it is given, so nothing is shared with the API objects).
+func attributeSets(p Pool) func(why string) map[resourceapi.QualifiedName]resourceapi.DeviceAttribute {
+	made := map[string]map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{}
+	return func(why string) map[resourceapi.QualifiedName]resourceapi.DeviceAttribute {
+		m, ok := made[why]
+		if !ok {
+			m = attributes(p, why)
+			made[why] = m
+		}
+		return m
+	}
+}
+
+// attributes are a device's attributes: not offered when why is not "".
+func attributes(p Pool, why string) map[resourceapi.QualifiedName]resourceapi.DeviceAttribute {
+	m := map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{
+		FeatureAttribute: {StringValue: ptr.To(p.Feature)},
+		PoolAttribute:    {StringValue: ptr.To(p.Name)},
+		OfferedAttribute: {BoolValue: ptr.To(why == "")},
+	}
+	if why != "" {
+		m[UnavailableAttribute] = resourceapi.DeviceAttribute{StringValue: ptr.To(why)}
 	}
 	return m
-}()
+}
 
 // Slices splits devices into ResourceSlices of at most
 // ResourceSliceMaxDevices, in order, so that the first free seats come first

@@ -30,23 +30,33 @@ var now = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
 const settle = 2 * time.Minute
 
-// state is a device's taint value, "" when free.
+// states are the devices' reasons not to be offered, "" when offered; a
+// device that is not the i-th seat is named.
 func states(p Plan) []string {
 	out := make([]string, len(p.Devices))
 	for i, d := range p.Devices {
+		out[i] = state(d)
 		if d.Name != DeviceName(i) {
-			out[i] = "misnamed " + d.Name
-			continue
-		}
-		for _, t := range d.Taints {
-			if t.Key != TaintKey || t.Effect != resourceapi.DeviceTaintEffectNoSchedule {
-				out[i] = "bad taint " + t.Key + " " + string(t.Effect)
-				continue
-			}
-			out[i] = t.Value
+			out[i] = d.Name + " " + out[i]
 		}
 	}
 	return out
+}
+
+// state is d's reason not to be offered, "" when offered, or what is wrong
+// with its attributes.
+func state(d resourceapi.Device) string {
+	why := d.Attributes[UnavailableAttribute].StringValue
+	switch {
+	case len(d.Taints) > 0:
+		return "tainted"
+	case Offered(d) && why == nil:
+		return ""
+	case !Offered(d) && why != nil && *why != "":
+		return *why
+	default:
+		return "inconsistent offered/unavailable"
+	}
 }
 
 func allocated(age time.Duration, names ...string) []Hold {
@@ -78,7 +88,7 @@ func TestCompute(t *testing.T) {
 			wantCounts: [4]int{0, 0, 3, 0},
 		},
 		{
-			name:       "checked out elsewhere: the last seats are tainted",
+			name:       "checked out elsewhere: the last seats are not offered",
 			pool:       Pool{Known: true, Total: 4, InUse: 2},
 			want:       []string{free, free, else_, else_},
 			wantCounts: [4]int{0, 2, 2, 2},
@@ -122,14 +132,14 @@ func TestCompute(t *testing.T) {
 			name: "fewer seats issued: an allocated device past the total stays, unallocated ones go",
 			pool: Pool{Known: true, Total: 2, Held: allocated(time.Hour, "seat-4")},
 			// 2 issued, 1 held by the pod on seat-4: 1 free
-			want:       []string{free, gone, gone, gone, alloc},
-			wantCounts: [4]int{1, 0, 1, 3},
+			want:       []string{free, gone, "seat-4 " + alloc},
+			wantCounts: [4]int{1, 0, 1, 1},
 		},
 		{
 			name:       "unknown feature: only allocated devices, no new allocation",
 			pool:       Pool{Known: false, Total: 5, Held: allocated(time.Hour, "seat-1")},
-			want:       []string{stale, alloc},
-			wantCounts: [4]int{1, 0, 0, 1},
+			want:       []string{"seat-1 " + alloc},
+			wantCounts: [4]int{1, 0, 0, 0},
 		},
 		{
 			name:       "unknown feature, nothing allocated: an empty pool",
@@ -177,12 +187,12 @@ func TestComputeInvariant(t *testing.T) {
 		byName := map[string]resourceapi.Device{}
 		for _, d := range plan.Devices {
 			byName[d.Name] = d
-			if len(d.Taints) == 0 {
+			if Offered(d) {
 				free++
 			}
 		}
 		if free != plan.Free {
-			t.Fatalf("%+v: %d untainted devices, plan says %d free", p, free, plan.Free)
+			t.Fatalf("%+v: %d offered devices, plan says %d free", p, free, plan.Free)
 		}
 		_, settled := count(p.Held, now, settle)
 		// The true external count is at least InUse minus every seat the
@@ -199,8 +209,8 @@ func TestComputeInvariant(t *testing.T) {
 			if !ok {
 				t.Fatalf("%+v: allocated %s not published", p, name)
 			}
-			if len(d.Taints) != 1 || d.Taints[0].Value != Allocated || d.Taints[0].Effect != resourceapi.DeviceTaintEffectNoSchedule {
-				t.Fatalf("%+v: allocated %s has taints %v, want one NoSchedule %s", p, name, d.Taints, Allocated)
+			if got := state(d); got != Allocated {
+				t.Fatalf("%+v: allocated %s is %q, want not offered, %s", p, name, got, Allocated)
 			}
 		}
 	}

@@ -17,6 +17,8 @@ limitations under the License.
 package seats
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	resourceapi "k8s.io/api/resource/v1"
@@ -41,7 +43,8 @@ const (
 // consumable capacity): its "seats" capacity is the number of seats the
 // cluster may hold, total - external, and each allocation consumes one.
 // Holds of other devices (seats of PerSeat mode, after a switch to Shared)
-// lower the capacity by as many seats.
+// lower the capacity by as many seats, and those devices stay published,
+// not offered, while claims hold them.
 //
 // One device instead of one per seat is what keeps scheduling fast: the
 // scheduler's DRA Filter reads every device of an allNodes pool for every
@@ -53,32 +56,49 @@ func ComputeShared(p Pool, now time.Time, settle time.Duration) Plan {
 	held, settled := count(p.Held, now, settle)
 	plan := Plan{Allocated: held}
 	shared := 0
+	seatsHeld := map[int]bool{}
 	for _, h := range p.Held {
 		if h.Device == SharedDevice {
 			shared += h.seats()
+		} else if i, ok := deviceIndex(h.Device); ok {
+			seatsHeld[i] = true
 		}
 	}
 	capacity := shared
-	var taint []resourceapi.DeviceTaint
+	why := p.why()
 	if p.Known {
 		plan.External = p.external(settled)
 		capacity = max(0, p.Total-plan.External-(held-shared))
 		plan.Free = max(0, capacity-shared)
-	} else {
-		// Nothing new is allocated; the taint says why.
-		taint = taints[SourceStale]
+		why = ""
+		if plan.Free == 0 {
+			why = Allocated
+			if plan.External > 0 {
+				why = InUseElsewhere
+			}
+		}
 	}
-	if taint != nil {
+	if why != "" {
 		plan.Blocked = 1
 	}
-	plan.Devices = []resourceapi.Device{{
+	plan.Devices = []resourceapi.Device{sharedDevice(p, capacity, held, why)}
+	// Seats held since before a switch to Shared, in index order.
+	attrs := attributeSets(p)
+	for _, i := range slices.Sorted(maps.Keys(seatsHeld)) {
+		plan.Devices = append(plan.Devices, resourceapi.Device{Name: DeviceName(i), Attributes: attrs(Allocated)})
+	}
+	return plan
+}
+
+// sharedDevice is the pool's shared device with the given capacity: offered
+// when why is "". held is the number of seats the pool's claims hold.
+func sharedDevice(p Pool, capacity, held int, why string) resourceapi.Device {
+	attrs := attributes(p, why)
+	attrs[HeldAttribute] = resourceapi.DeviceAttribute{IntValue: ptr.To(int64(held))}
+	return resourceapi.Device{
 		Name:                     SharedDevice,
 		AllowMultipleAllocations: ptr.To(true),
-		Attributes: map[resourceapi.QualifiedName]resourceapi.DeviceAttribute{
-			FeatureAttribute: {StringValue: ptr.To(p.Feature)},
-			PoolAttribute:    {StringValue: ptr.To(p.Name)},
-			HeldAttribute:    {IntValue: ptr.To(int64(held))},
-		},
+		Attributes:               attrs,
 		Capacity: map[resourceapi.QualifiedName]resourceapi.DeviceCapacity{
 			SeatsCapacity: {
 				Value: *resource.NewQuantity(int64(capacity), resource.DecimalSI),
@@ -94,7 +114,5 @@ func ComputeShared(p Pool, now time.Time, settle time.Duration) Plan {
 				},
 			},
 		},
-		Taints: taint,
-	}}
-	return plan
+	}
 }

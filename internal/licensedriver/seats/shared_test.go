@@ -17,10 +17,9 @@ limitations under the License.
 package seats
 
 import (
+	"github.com/google/go-cmp/cmp"
 	"testing"
 	"time"
-
-	resourceapi "k8s.io/api/resource/v1"
 )
 
 func TestComputeShared(t *testing.T) {
@@ -28,8 +27,9 @@ func TestComputeShared(t *testing.T) {
 		name         string
 		pool         Pool
 		wantCapacity int64
-		wantTaint    string
-		wantCounts   [4]int // allocated, external, free, blocked
+		wantWhy      string
+		wantSeats    []string // PerSeat devices still held, published after it
+		wantCounts   [4]int   // allocated, external, free, blocked
 	}{
 		{name: "all free", pool: Pool{Known: true, Total: 10}, wantCapacity: 10, wantCounts: [4]int{0, 0, 10, 0}},
 		{
@@ -48,12 +48,14 @@ func TestComputeShared(t *testing.T) {
 			name:         "in use elsewhere beyond what is free: capacity under what is held, nothing free",
 			pool:         Pool{Known: true, Total: 4, InUse: 6, Held: allocated(time.Hour, SharedDevice, SharedDevice)},
 			wantCapacity: 0,
-			wantCounts:   [4]int{2, 4, 0, 0},
+			wantWhy:      InUseElsewhere,
+			wantCounts:   [4]int{2, 4, 0, 1},
 		},
 		{
 			name:         "seats held on PerSeat devices after a switch lower the capacity",
-			pool:         Pool{Known: true, Total: 5, Held: allocated(time.Hour, "seat-0", "seat-3", SharedDevice)},
+			pool:         Pool{Known: true, Total: 5, Held: allocated(time.Hour, "seat-3", "seat-0", SharedDevice)},
 			wantCapacity: 3,
+			wantSeats:    []string{"seat-0", "seat-3"},
 			wantCounts:   [4]int{3, 0, 2, 0},
 		},
 		{
@@ -66,7 +68,7 @@ func TestComputeShared(t *testing.T) {
 			name:         "unknown: capacity is what is held, tainted",
 			pool:         Pool{Known: false, Total: 5, Held: allocated(time.Hour, SharedDevice)},
 			wantCapacity: 1,
-			wantTaint:    SourceStale,
+			wantWhy:      SourceStale,
 			wantCounts:   [4]int{1, 0, 0, 1},
 		},
 	}
@@ -74,8 +76,15 @@ func TestComputeShared(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.pool.Name, tt.pool.Feature = "matlab", "MATLAB"
 			p := ComputeShared(tt.pool, now, settle)
-			if len(p.Devices) != 1 {
-				t.Fatalf("%d devices, want 1", len(p.Devices))
+			var seatsHeld []string
+			for _, d := range p.Devices[1:] {
+				if got := state(d); got != Allocated {
+					t.Errorf("held seat %s is %q, want %q", d.Name, got, Allocated)
+				}
+				seatsHeld = append(seatsHeld, d.Name)
+			}
+			if diff := cmp.Diff(tt.wantSeats, seatsHeld); diff != "" {
+				t.Errorf("seats published after the shared device (-want +got):\n%s", diff)
 			}
 			d := p.Devices[0]
 			if d.Name != SharedDevice || d.AllowMultipleAllocations == nil || !*d.AllowMultipleAllocations {
@@ -88,14 +97,8 @@ func TestComputeShared(t *testing.T) {
 			if p := c.RequestPolicy; p == nil || p.Default.Value() != 1 || p.ValidRange == nil || p.ValidRange.Min.Value() != 1 || p.ValidRange.Step.Value() != 1 || p.ValidRange.Max != nil {
 				t.Errorf("request policy %+v, want one seat by default, whole seats on request", c.RequestPolicy)
 			}
-			gotTaint := ""
-			for _, taint := range d.Taints {
-				if taint.Key == TaintKey && taint.Effect == resourceapi.DeviceTaintEffectNoSchedule {
-					gotTaint = taint.Value
-				}
-			}
-			if gotTaint != tt.wantTaint {
-				t.Errorf("taint %q, want %q", gotTaint, tt.wantTaint)
+			if got := state(d); got != tt.wantWhy {
+				t.Errorf("device is %q, want %q", got, tt.wantWhy)
 			}
 			if got := [4]int{p.Allocated, p.External, p.Free, p.Blocked}; got != tt.wantCounts {
 				t.Errorf("allocated, external, free, blocked = %v, want %v", got, tt.wantCounts)
@@ -105,6 +108,41 @@ func TestComputeShared(t *testing.T) {
 			}
 			if *d.Attributes[PoolAttribute].StringValue != "matlab" || *d.Attributes[FeatureAttribute].StringValue != "MATLAB" {
 				t.Errorf("attributes %v", d.Attributes)
+			}
+		})
+	}
+}
+
+// TestModeSwitchKeepsHeldDevices: a switch of devices between PerSeat and
+// Shared leaves every device a claim holds published, not offered, and
+// counts its seats.
+func TestModeSwitchKeepsHeldDevices(t *testing.T) {
+	held := []Hold{
+		{Device: "seat-1", Since: now.Add(-time.Hour)},
+		{Device: SharedDevice, Since: now.Add(-time.Hour), Seats: 2},
+	}
+	for name, compute := range map[string]func(Pool, time.Time, time.Duration) Plan{"PerSeat": Compute, "Shared": ComputeShared} {
+		t.Run(name, func(t *testing.T) {
+			p := compute(Pool{Name: "cad", Feature: "CAD", Known: true, Total: 5, Held: held}, now, settle)
+			published := map[string]string{}
+			for _, d := range p.Devices {
+				published[d.Name] = state(d)
+			}
+			for _, h := range held {
+				why, ok := published[h.Device]
+				if !ok {
+					t.Errorf("held device %s withdrawn; published %v", h.Device, published)
+					continue
+				}
+				if h.Device != SharedDevice || name == "PerSeat" {
+					if why != Allocated {
+						t.Errorf("held device %s is %q, want %q", h.Device, why, Allocated)
+					}
+				}
+			}
+			// 5 issued, 3 held: 2 free.
+			if p.Allocated != 3 || p.Free != 2 {
+				t.Errorf("allocated %d, free %d; want 3 and 2 (%s)", p.Allocated, p.Free, p)
 			}
 		})
 	}
