@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -30,8 +31,9 @@ import (
 
 // A scenario may name a base scenario (`base: cluster.yaml`, relative to the
 // scenario's own file, or absolute), typically a `playground snapshot`: the
-// base's nodes, bound pods, objects and steps come first, then the scenario's. A
-// base may not have a base itself, which also rules out cycles.
+// base's nodes, bound pods, objects and steps come first, then the scenario's;
+// its licenses are taken when the scenario has none (one of the two may have
+// them). A base may not have a base itself, which also rules out cycles.
 
 // merged is a scenario with its base merged in, and where each entry came
 // from, so that validation errors name the file of the field.
@@ -41,6 +43,9 @@ type merged struct {
 	top, base string
 	// How many entries of each list come from the base: they come first.
 	baseEntries map[string]int
+	// licensesInBase: the licenses section is the base's (only one of the
+	// two files may have one).
+	licensesInBase bool
 }
 
 // mergeBase reads the base that s names, if any, relative to file, and
@@ -69,12 +74,22 @@ func mergeBase(file string, s *Scenario) (*merged, error) {
 		return nil, &ValidationError{File: path, Errs: field.ErrorList{field.Forbidden(field.NewPath("base"),
 			fmt.Sprintf("%s is the base of %s: a base may not have a base itself", path, file))}}
 	}
+	if b.Licenses != nil && s.Licenses != nil {
+		return nil, &ValidationError{File: file, Errs: field.ErrorList{field.Forbidden(field.NewPath("licenses"),
+			fmt.Sprintf("the base %s declares licenses too: declare them in one of the two files", path))}}
+	}
 	m.base = path
 	m.baseEntries = map[string]int{"nodes": len(b.Nodes), "boundPods": len(b.BoundPods), "objects": len(b.Objects), "steps": len(b.Steps)}
+	m.licensesInBase = b.Licenses != nil
+	licenses := s.Licenses
+	if m.licensesInBase {
+		licenses = b.Licenses
+	}
 	m.scenario = &Scenario{
 		Nodes:     append(b.Nodes[:len(b.Nodes):len(b.Nodes)], s.Nodes...),
 		BoundPods: append(b.BoundPods[:len(b.BoundPods):len(b.BoundPods)], s.BoundPods...),
 		Objects:   append(b.Objects[:len(b.Objects):len(b.Objects)], s.Objects...),
+		Licenses:  licenses,
 		Steps:     append(b.Steps[:len(b.Steps):len(b.Steps)], s.Steps...),
 		Config:    s.Config,
 		Expect:    s.Expect,
@@ -96,6 +111,10 @@ func (m *merged) validationError(errs field.ErrorList) error {
 	var baseErrs, topErrs field.ErrorList
 	for _, e := range errs {
 		match := entryPath.FindStringSubmatch(e.Field)
+		if match == nil && m.licensesInBase && (e.Field == "licenses" || strings.HasPrefix(e.Field, "licenses.")) {
+			baseErrs = append(baseErrs, e)
+			continue
+		}
 		if match == nil {
 			topErrs = append(topErrs, e)
 			continue

@@ -29,6 +29,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
+
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 )
 
 // Plan is a checked scenario, ready to apply: what the apply step creates,
@@ -53,6 +55,10 @@ type Plan struct {
 	// Steps are the scenario's steps, each naming its object's apiVersion
 	// and namespace.
 	Steps []Step
+	// Licenses is the license driver's configuration, defaulted and
+	// validated, when the scenario has licenses (Scenario.Licenses holds
+	// their checkouts outside the cluster); nil otherwise.
+	Licenses *config.Configuration
 }
 
 // compile builds the plan of a valid scenario from the objects validation
@@ -64,6 +70,9 @@ func compile(s *Scenario, objects []decoded, schedulerNames []string) (*Plan, er
 		p.NodeNames = append(p.NodeNames, nodeNames(n)...)
 	}
 	p.BoundDaemonSets, p.BoundPods = boundObjects(s.BoundPods)
+	if s.Licenses != nil {
+		p.Licenses = s.Licenses.DriverConfiguration()
+	}
 	apiVersions := map[string]string{} // object key -> apiVersion, for steps
 	for _, d := range objects {
 		u := d.other

@@ -65,9 +65,14 @@ type Scenario struct {
 	// Service has no pods: list it before the workload it selects, so that
 	// the scheduler knows it when it scores that workload's pods.
 	Objects []Object `json:"objects,omitempty"`
+	// Licenses, when set, is a license server: the playground runs the
+	// license driver's controller against it, which publishes its seats
+	// before the objects are applied (see licenses.go).
+	Licenses *Licenses `json:"licenses,omitempty"`
 	// Steps run in order once every object is settled: scale a workload,
-	// delete an object, wait. After each, every object is waited for again
-	// and the pods per node are reported.
+	// delete an object, wait, change the licenses checked out outside the
+	// cluster. After each, every object is waited for again and the pods
+	// per node are reported.
 	Steps []Step `json:"steps,omitempty"`
 	// Config is the KubeSchedulerConfiguration that `playground test` runs
 	// the scenario with, relative to the scenario file (or absolute); its

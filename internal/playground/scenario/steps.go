@@ -38,6 +38,10 @@ type Step struct {
 	Delete *ObjectRef `json:"delete,omitempty"`
 	// Wait sleeps, e.g. until a maintenance window opens.
 	Wait *metav1.Duration `json:"wait,omitempty"`
+	// Licenses changes the seats of a feature checked out outside the
+	// cluster; the step lasts until the license driver has read the change
+	// and the scheduler has tried the pods it concerns.
+	Licenses *LicensesStep `json:"licenses,omitempty"`
 }
 
 // ObjectRef names an object of the scenario.
@@ -73,13 +77,16 @@ func (st Step) String() string {
 		return fmt.Sprintf("delete %s %s/%s", st.Delete.Kind, st.Delete.Namespace, st.Delete.Name)
 	case st.Wait != nil:
 		return fmt.Sprintf("wait %v", st.Wait.Duration)
+	case st.Licenses != nil:
+		return st.Licenses.String()
 	}
 	return "empty step"
 }
 
 // validateSteps checks that each step is one thing, on an object of the
-// scenario (objects holds their objectKey; nil skips that check).
-func validateSteps(steps []Step, objects sets.Set[string]) field.ErrorList {
+// scenario (objects holds their objectKey; nil skips that check) or on a
+// feature of its licenses.
+func validateSteps(steps []Step, objects sets.Set[string], licenses *Licenses) field.ErrorList {
 	var errs field.ErrorList
 	for i := range steps {
 		st := &steps[i]
@@ -105,8 +112,12 @@ func validateSteps(steps []Step, objects sets.Set[string]) field.ErrorList {
 				errs = append(errs, field.Invalid(p.Child("wait"), st.Wait.Duration.String(), fmt.Sprintf("must be positive and at most %v", MaxWait)))
 			}
 		}
+		if st.Licenses != nil {
+			set++
+			errs = append(errs, validateLicensesStep(st.Licenses, licenses, p.Child("licenses"))...)
+		}
 		if set != 1 {
-			errs = append(errs, field.Invalid(p, set, "a step has exactly one of scale, delete, wait"))
+			errs = append(errs, field.Invalid(p, set, "a step has exactly one of scale, delete, wait, licenses"))
 		}
 	}
 	return errs

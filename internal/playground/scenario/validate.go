@@ -89,7 +89,8 @@ func validate(s *Scenario, schedulerNames []string) ([]decoded, field.ErrorList)
 	if len(objErrs) > 0 {
 		keys = nil // an object that did not decode may be the one named
 	}
-	errs = append(errs, validateSteps(s.Steps, keys)...)
+	errs = append(errs, validateLicenses(s.Licenses)...)
+	errs = append(errs, validateSteps(s.Steps, keys, s.Licenses)...)
 	return objects, append(errs, validateExpect(s.Expect, s.Config, keys, nodes)...)
 }
 
