@@ -78,9 +78,10 @@ var (
 // lmstatFeature is a counted feature while its report is read.
 type lmstatFeature struct {
 	Feature
-	line    int // of its last "Users of" line, for messages
-	section int // the server section that listed it last
-	bad     string
+	line      int  // of its last "Users of" line, for messages
+	section   int  // the server section that listed it last
+	anonymous bool // a section that may be any server listed it
+	bad       string
 }
 
 // ParseLMStat reads the report of `lmutil lmstat -a` (at most MaxLMStatBytes).
@@ -99,6 +100,20 @@ type lmstatFeature struct {
 // checkouts: a client given the same list checks out from any of them.
 // InUse is kept as reported, also above Total.
 //
+// A server counts once, however often the report lists it (-c
+// 27000@lic:27000@LIC.example.com, or LM_LICENSE_FILE and a vendor's
+// variable that both name it): a "License server status" section that shares
+// a key, port@name, with a section before it is skipped whole. Its keys are
+// the port@host entries of its status line (a triad's three) and, for the
+// host of a "<host>: license server UP" line that the status line does not
+// name (the server's own name where -c gave an address), that host at the
+// status line's ports. Names are compared lower-cased and by their first DNS
+// label (lic = lic.example.com), IP addresses whole. A section whose server
+// is unknown (a status line entry that is not port@host, or features before
+// any status line) may be any server: a feature that it and another section
+// list is unavailable. Both rules err to fewer seats, never to more: two
+// servers on one port whose names share a first label count as one.
+//
 // now is the reading's time and the reference for the year of checkout start
 // times, which lmstat prints without one.
 func ParseLMStat(r io.Reader, now time.Time) (Reading, error) {
@@ -111,24 +126,30 @@ func ParseLMStat(r io.Reader, now time.Time) (Reading, error) {
 	var (
 		cur       *lmstatFeature // the counted feature whose checkouts follow, or nil
 		section   int
-		usersOf   int    // "Users of" lines seen
-		firstBad  string // the first line that says something is wrong, for the error
+		sec       = newSection(nil)
+		seen      = map[string]bool{} // the keys of the servers read
+		usersOf   int                 // "Users of" lines seen
+		firstBad  string              // the first line that says something is wrong, for the error
 		lineNo    int
 		sawServer bool
 	)
 	for sc.Scan() {
 		lineNo++
 		line := strings.TrimRight(sc.Text(), " \t\r")
-		if strings.HasPrefix(line, "License server status:") {
+		if rest, ok := strings.CutPrefix(line, "License server status:"); ok {
 			section++
 			sawServer = true
 			cur = nil
+			sec = newSection(&rest)
 			continue
 		}
 		// Cheap prefix and substring tests first: most lines are neither.
 		if m := matchIf(strings.HasPrefix(line, "Users of "), usersOfLine, line); m != nil {
 			usersOf++
 			cur = nil
+			if sec.decide(seen); sec.skip {
+				continue
+			}
 			name, rest := m[1], m[2]
 			cm := countedRest.FindStringSubmatch(rest)
 			if cm == nil {
@@ -147,8 +168,11 @@ func ParseLMStat(r io.Reader, now time.Time) (Reading, error) {
 				features[name] = f
 			case f.section == section:
 				f.bad = fmt.Sprintf("listed twice by one license server (lines %d and %d)", f.line, lineNo)
+			case (f.anonymous || sec.anonymous) && f.bad == "":
+				f.bad = fmt.Sprintf("listed by license servers that cannot be told apart (lines %d and %d)", f.line, lineNo)
 			}
 			f.line, f.section = lineNo, section
+			f.anonymous = f.anonymous || sec.anonymous
 			total, err1 := parseCount(cm[1])
 			inUse, err2 := parseCount(cm[2])
 			if err := errors.Join(err1, err2); err != nil && f.bad == "" {
@@ -174,6 +198,7 @@ func ParseLMStat(r io.Reader, now time.Time) (Reading, error) {
 				continue
 			}
 		}
+		sec.sawUP(line)
 		// Only a report without features quotes it.
 		if usersOf == 0 && firstBad == "" && looksLikeTrouble(line) {
 			firstBad = line
@@ -231,63 +256,6 @@ func matchIf(try bool, re *regexp.Regexp, s string) []string {
 		return nil
 	}
 	return re.FindStringSubmatch(s)
-}
-
-// checkFeature returns what is wrong with f's counts, or "".
-func checkFeature(f *Feature) string {
-	if f.Total > MaxCount || f.InUse > MaxCount {
-		return fmt.Sprintf("the servers' counts add up to more than %d", MaxCount)
-	}
-	held := 0
-	for _, c := range f.Checkouts {
-		held += c.Count
-		if held > f.InUse {
-			return fmt.Sprintf("its checkouts hold more seats than the %d in use", f.InUse)
-		}
-	}
-	return ""
-}
-
-// parseCheckout reads a checkout line's user, host and what follows ", start ".
-func parseCheckout(user, host, tail string, now time.Time) (Checkout, error) {
-	c := Checkout{User: user, Host: host, Count: 1}
-	if m := licensesSuffix.FindStringSubmatch(tail); m != nil {
-		n, err := parseCount(m[1])
-		if err != nil {
-			return Checkout{}, err
-		}
-		if n < 1 {
-			return Checkout{}, fmt.Errorf("checkout of %s holds %d licenses", user, n)
-		}
-		c.Count = n
-	}
-	if m := startTime.FindStringSubmatch(tail); m != nil {
-		// The digits are at most two long: Atoi cannot fail.
-		mo, _ := strconv.Atoi(m[1])
-		d, _ := strconv.Atoi(m[2])
-		h, _ := strconv.Atoi(m[3])
-		mi, _ := strconv.Atoi(m[4])
-		c.Since = startOf(mo, d, h, mi, now)
-	}
-	return c, nil
-}
-
-// startOf returns the time lmstat printed as M/D H:MM: the latest such time
-// not more than a day after now (a day of slack for clocks and time zones),
-// zero when there is none (13/40, 25:00, 2/30).
-func startOf(month, day, hour, minute int, now time.Time) time.Time {
-	if month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 {
-		return time.Time{}
-	}
-	// February 29 recurs within eight years (2096, then 2104).
-	for y := now.Year(); y >= now.Year()-8; y-- {
-		t := time.Date(y, time.Month(month), day, hour, minute, 0, 0, now.Location())
-		if t.Month() != time.Month(month) || t.After(now.Add(24*time.Hour)) {
-			continue
-		}
-		return t
-	}
-	return time.Time{}
 }
 
 func parseCount(s string) (int, error) {

@@ -87,6 +87,19 @@ func TestParseLMStatFiles(t *testing.T) {
 			},
 		},
 	}, {
+		// lmutil lmstat -a -c 27000@lic:27000@LIC.example.com: one server, twice.
+		file: "lmstat-same-server-twice.txt",
+		now:  at("2026-03-03 14:02"),
+		want: Reading{
+			Features: map[string]Feature{
+				"cfd_base": {Total: 10, InUse: 2, Checkouts: []Checkout{
+					{User: "sim01", Host: "node-12.hpc.example.com", Count: 1, Since: at("2026-03-03 11:20")},
+					{User: "sim02", Host: "node-13.hpc.example.com", Count: 1, Since: at("2026-03-03 13:58")},
+				}},
+			},
+			Unavailable: map[string]string{"cfd_solve_level1": "Uncounted, node-locked"},
+		},
+	}, {
 		file:    "lmstat-server-down.txt",
 		now:     at("2026-11-30 09:40"),
 		wantErr: `lmstat reported no feature: "lmgrd is not running: License server machine is down or not responding. (-96,7:11001 \"\")"`,
@@ -198,7 +211,7 @@ func TestParseLMStat(t *testing.T) {
 	}, {
 		name: "a feature counted by one server, unsupported by another",
 		in: server + "Users of A:  (Error: 5 licenses, unsupported by licensed server)\n" +
-			server + "Users of A:  (Total of 3 licenses issued;  Total of 1 license in use)\n",
+			"License server status: 27000@licsrv2\n" + "Users of A:  (Total of 3 licenses issued;  Total of 1 license in use)\n",
 		wantFeatures: map[string]Feature{"A": {Total: 3, InUse: 1}},
 	}, {
 		name:            "a form this parser does not know",
