@@ -52,7 +52,7 @@ func New(c *config.Configuration) (Source, error) {
 	case s.LMStat != nil:
 		return NewLMStat(s.LMStat.Command, timeout(s.LMStat.Timeout.Duration))
 	default:
-		return NewHTTP(s.HTTP.URL, timeout(s.HTTP.Timeout.Duration))
+		return NewHTTP(s.HTTP.URL, timeout(s.HTTP.Timeout.Duration), s.HTTP.CAFile)
 	}
 }
 

@@ -249,7 +249,7 @@ func TestHTTPRead(t *testing.T) {
 			if tc.timeout == 0 {
 				tc.timeout = 10 * time.Second
 			}
-			s, err := NewHTTP(srv.URL+"/seats", tc.timeout)
+			s, err := NewHTTP(srv.URL+"/seats", tc.timeout, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -271,7 +271,7 @@ func TestHTTPErrorHidesPassword(t *testing.T) {
 	}))
 	defer srv.Close()
 	u := strings.Replace(srv.URL, "http://", "http://driver:s3cret@", 1)
-	s, err := NewHTTP(u, time.Second)
+	s, err := NewHTTP(u, time.Second, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,6 +347,11 @@ func TestNew(t *testing.T) {
 		source:  config.Source{HTTP: &config.HTTPSource{URL: "licsrv:8080/seats"}},
 		feats:   features,
 		wantErr: `http source: url "licsrv:8080/seats" must be an absolute http or https URL`,
+	}, {
+		name:    "http with its caFile missing",
+		source:  config.Source{HTTP: &config.HTTPSource{URL: "https://licsrv/seats", CAFile: "/nonexistent/ca.pem"}},
+		feats:   features,
+		wantErr: "http source: caFile: open /nonexistent/ca.pem: no such file or directory",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := New(&config.Configuration{Features: tc.feats, Source: tc.source})
