@@ -19,6 +19,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 
@@ -35,6 +36,7 @@ type kubeletPluginFlags struct {
 	nodeName, podUID       string
 	pluginDataDir          string
 	registrarDir, cdiDir   string
+	healthAddress          string
 }
 
 func newKubeletPluginCommand() *cobra.Command {
@@ -58,6 +60,7 @@ LM_LICENSE_FILE) in the pod's containers.`,
 	fs.StringVar(&f.pluginDataDir, "plugin-data-dir", node.DefaultPluginDataDir, "Directory of the DRA socket the kubelet connects to.")
 	fs.StringVar(&f.registrarDir, "registrar-dir", node.DefaultRegistrarDir, "The kubelet's plugin registration directory.")
 	fs.StringVar(&f.cdiDir, "cdi-dir", node.DefaultCDIDir, "Directory the container runtime reads CDI specs from.")
+	fs.StringVar(&f.healthAddress, "health-address", "", "TCP address of the gRPC health service (grpc.health.v1.Health, services \""+node.HealthLiveness+"\" and \""+node.HealthReadiness+"\") for the kubelet's grpc probes, e.g. :8081; empty: none.")
 	_ = cmd.MarkFlagRequired("config")
 	return cmd
 }
@@ -79,14 +82,22 @@ func runKubeletPlugin(ctx context.Context, f kubeletPluginFlags) error {
 	if err != nil {
 		return err
 	}
+	var health net.Listener
+	if f.healthAddress != "" {
+		// node.Run closes it.
+		if health, err = (&net.ListenConfig{}).Listen(ctx, "tcp", f.healthAddress); err != nil {
+			return fmt.Errorf("--health-address: %w", err)
+		}
+	}
 	return node.Run(ctx, node.Options{
-		NodeName:      f.nodeName,
-		KubeClient:    client,
-		Config:        cfg,
-		PluginDataDir: f.pluginDataDir,
-		RegistrarDir:  f.registrarDir,
-		CDIDir:        f.cdiDir,
-		PodUID:        types.UID(f.podUID),
+		NodeName:       f.nodeName,
+		KubeClient:     client,
+		Config:         cfg,
+		PluginDataDir:  f.pluginDataDir,
+		RegistrarDir:   f.registrarDir,
+		CDIDir:         f.cdiDir,
+		PodUID:         types.UID(f.podUID),
+		HealthListener: health,
 	})
 }
 

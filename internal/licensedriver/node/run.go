@@ -29,6 +29,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -73,9 +74,15 @@ type Options struct {
 	// plugin (Kubernetes 1.33 and later): the old and the new pod serve side
 	// by side. Pass the pod's UID from the downward API. Optional.
 	PodUID types.UID
+	// HealthListener, when set, serves the gRPC health service
+	// (grpc.health.v1.Health, services HealthLiveness and HealthReadiness)
+	// for the kubelet's grpc probes. Run closes it. Optional.
+	HealthListener net.Listener
 
 	// listen replaces the DRA socket's listener, for tests.
 	listen func(ctx context.Context, path string) (net.Listener, error)
+	// healthPeriod replaces defaultHealthPeriod, for tests.
+	healthPeriod time.Duration
 }
 
 // complete fills in the defaults and checks o; it returns a copy.
@@ -113,6 +120,9 @@ func (o Options) complete() (Options, error) {
 // its sockets and returns nil. It returns an error when it cannot start or
 // when a gRPC server fails.
 func Run(ctx context.Context, o Options) error {
+	if o.HealthListener != nil {
+		defer func() { _ = o.HealthListener.Close() }()
+	}
 	o, err := o.complete()
 	if err != nil {
 		return err
@@ -155,8 +165,15 @@ func Run(ctx context.Context, o Options) error {
 	if o.listen != nil {
 		opts = append(opts, kubeletplugin.PluginListener(o.listen))
 	}
+	registrarSocket := licensedriver.DriverName + "-reg.sock"
 	if o.PodUID != "" {
 		opts = append(opts, kubeletplugin.RollingUpdate(o.PodUID))
+		registrarSocket = kubeletplugin.RollingUpdateRegistrarSocketFile(o.RegistrarDir, licensedriver.DriverName, o.PodUID)
+	}
+	var checker *healthChecker
+	if o.HealthListener != nil {
+		checker = newHealthChecker(logger, filepath.Join(o.RegistrarDir, registrarSocket), licensedriver.DriverName)
+		opts = append(opts, kubeletplugin.GRPCInterceptor(checker.intercept))
 	}
 	helper, err := kubeletplugin.Start(runCtx, d, opts...)
 	if err != nil {
@@ -164,8 +181,17 @@ func Run(ctx context.Context, o Options) error {
 	}
 	logger.Info("Kubelet plugin started", "driver", licensedriver.DriverName,
 		"pluginDataDir", o.PluginDataDir, "registrarDir", o.RegistrarDir, "cdiDir", o.CDIDir, "features", len(o.Config.Features))
+	stopHealth := func() {}
+	if checker != nil {
+		period := o.healthPeriod
+		if period <= 0 {
+			period = defaultHealthPeriod
+		}
+		stopHealth = serveHealth(runCtx, checker, o.HealthListener, period, func(err error) { cancel(err) })
+	}
 
 	<-runCtx.Done()
+	stopHealth()
 	helper.Stop()
 	if ctx.Err() == nil {
 		// Not our caller's cancellation: a gRPC server failed.
