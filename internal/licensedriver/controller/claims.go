@@ -154,6 +154,7 @@ func (a *allocations) snapshot() snapshot {
 	}
 	for k, claims := range holders {
 		if len(claims) > 1 {
+			slices.Sort(claims)
 			if s.doubles[k[0]] == nil {
 				s.doubles[k[0]] = map[string][]string{}
 			}

@@ -147,7 +147,7 @@ func Run(ctx context.Context, o Options) error {
 	defer publisher.Stop()
 	logger.Info("License driver controller started", "features", len(o.Config.Features), "pollInterval", o.Config.PollInterval.Duration)
 
-	ticker := o.Clock.NewTicker(o.Config.PollInterval.Duration)
+	ticker := c.Clock.NewTicker(c.Config.PollInterval.Duration)
 	defer ticker.Stop()
 	for {
 		select {
