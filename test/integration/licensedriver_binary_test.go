@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver/seatcheck"
 )
 
 // The license driver's binary on the test cluster: `license-driver
@@ -77,7 +78,7 @@ func licenseDriverBinaryLeaderFailover(t *testing.T, devices config.Devices) {
 	tc.waitMetrics(leader, map[string]float64{seatsSeries(f.Pool, "total"): 8})
 	tc.waitMetrics(follower, map[string]float64{seatsSeries(f.Pool, "total"): -1})
 	holder := tc.leaseHolder("")
-	watch := tc.watchSeats(map[string]int{f.Pool: 8})
+	watch := tc.watchSeats(func() map[string]seatcheck.Truth { return server.truth(features) })
 	tc.licenseScheduler()
 
 	names := tc.createLicensePods("job", 24, map[string]int64{f.ResourceName: 1})
@@ -104,7 +105,6 @@ func licenseDriverBinaryLeaderFailover(t *testing.T, devices config.Devices) {
 	// shared device, freed capacity changes no ResourceSlice, and a
 	// claim's deallocation alone was seen to leave a seat unused here (the
 	// pods were not retried for a minute, 2 runs in 5).
-	watch.setLimit(f.Pool, 9)
 	server.setTotal("FAIL", 9)
 	tc.waitBoundAtLeast(names, 9)
 	tc.waitFreeSeats(f.Pool, 0)

@@ -41,6 +41,7 @@ import (
 
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver/seatcheck"
 )
 
 // httpLicenseServer is the JSON endpoint of the http source, served by the
@@ -115,6 +116,19 @@ func (s *httpLicenseServer) readAfter(t time.Time) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// truth is what the server has of each feature's pool, for seatcheck:
+// every seat in use is checked out outside the cluster (the test's pods
+// never check out).
+func (s *httpLicenseServer) truth(features map[string]config.Feature) map[string]seatcheck.Truth {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]seatcheck.Truth{}
+	for name, f := range features {
+		out[f.Pool] = seatcheck.Truth{Total: s.total[name], External: s.inUse[name]}
+	}
+	return out
 }
 
 // failed returns how many error responses the server sent.

@@ -33,6 +33,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver/seatcheck"
 )
 
 // forEachDeviceMode runs test once per way of publishing seats: one shared
@@ -102,9 +103,10 @@ func licenseSeatsBurst(t *testing.T, devices config.Devices) {
 	tc.createNodes(makeNode(tc.ns+"-a"), makeNode(tc.ns+"-b"), makeNode(tc.ns+"-c"))
 	cfg, features := tc.licenseConfigFor(devices, "BURST")
 	f := features["BURST"]
-	tc.startLicenseController(cfg, newLicenseServer(map[string]int{"BURST": 20}))
+	server := newLicenseServer(map[string]int{"BURST": 20})
+	tc.startLicenseController(cfg, server)
 	tc.waitFreeSeats(f.Pool, 20)
-	watch := tc.watchSeats(map[string]int{f.Pool: 20})
+	watch := tc.watchSeats(func() map[string]seatcheck.Truth { return server.truth(features) })
 	tc.licenseScheduler()
 
 	names := tc.createLicensePods("job", 50, map[string]int64{f.ResourceName: 1})
@@ -154,10 +156,11 @@ func licenseSeatsPerPodAndFeatures(t *testing.T, devices config.Devices) {
 	tc.createNodes(makeNode(tc.ns + "-a"))
 	cfg, features := tc.licenseConfigFor(devices, "SOLVER", "VIEWER")
 	solver, viewer := features["SOLVER"], features["VIEWER"]
-	tc.startLicenseController(cfg, newLicenseServer(map[string]int{"SOLVER": 5, "VIEWER": 2}))
+	server := newLicenseServer(map[string]int{"SOLVER": 5, "VIEWER": 2})
+	tc.startLicenseController(cfg, server)
 	tc.waitFreeSeats(solver.Pool, 5)
 	tc.waitFreeSeats(viewer.Pool, 2)
-	watch := tc.watchSeats(map[string]int{solver.Pool: 5, viewer.Pool: 2})
+	watch := tc.watchSeats(func() map[string]seatcheck.Truth { return server.truth(features) })
 	tc.licenseScheduler()
 
 	// Two seats of one feature: resources.limits asks for two devices; the
@@ -192,7 +195,9 @@ func licenseSeatsPerPodAndFeatures(t *testing.T, devices config.Devices) {
 
 // TestLicenseExternalCheckouts: seats checked out outside the cluster while
 // pods run take no running pod's seat; new pods wait, and start when the
-// outside checkouts end.
+// outside checkouts end. The server lists its checkouts by host: a desktop
+// whose name starts with a pod's is not that pod, and a pod that has not
+// checked out yet (inside the settle window) still holds its seat.
 func TestLicenseExternalCheckouts(t *testing.T) {
 	forEachDeviceMode(t, licenseExternalCheckouts)
 }
@@ -205,13 +210,18 @@ func licenseExternalCheckouts(t *testing.T, devices config.Devices) {
 	server := newLicenseServer(map[string]int{"CAD": 5})
 	tc.startLicenseController(cfg, server)
 	tc.waitFreeSeats(f.Pool, 5)
-	watch := tc.watchSeats(map[string]int{f.Pool: 5})
+	watch := tc.watchSeats(func() map[string]seatcheck.Truth { return server.truth(features) })
 	tc.licenseScheduler()
 
 	first := tc.createLicensePods("first", 3, map[string]int64{f.ResourceName: 1})
 	tc.waitBoundCount(first, 3)
-	// The 3 pods check out their seats, and 2 desktops check out 2 more.
-	server.setInUse("CAD", 5)
+	// Two of the 3 pods check out their seats; two desktops check out 2
+	// more, one of them named like the third pod, with a domain. 3 held + 2
+	// outside: none free.
+	server.podCheckout(t, "CAD", first[0], 1)
+	server.podCheckout(t, "CAD", first[1], 1)
+	server.desktop(t, "CAD", "ws12", 1)
+	server.desktop(t, "CAD", first[2]+".corp.example.com", 1)
 	tc.waitFreeSeats(f.Pool, 0)
 	second := tc.createLicensePods("second", 2, map[string]int64{f.ResourceName: 1})
 	tc.waitBoundCount(append(slices.Clone(first), second...), 3)
@@ -219,7 +229,8 @@ func licenseExternalCheckouts(t *testing.T, devices config.Devices) {
 		t.Fatalf("running pods lost: %v", bound)
 	}
 	// The desktops check their seats in.
-	server.setInUse("CAD", 3)
+	server.desktop(t, "CAD", "ws12", 0)
+	server.desktop(t, "CAD", first[2]+".corp.example.com", 0)
 	tc.waitBoundCount(second, 2)
 	watch.check(t)
 }
@@ -240,7 +251,7 @@ func licenseSourceDownAndControllerRestart(t *testing.T, devices config.Devices)
 	server := newLicenseServer(map[string]int{"SIM": 6})
 	stop := tc.startLicenseController(cfg, server)
 	tc.waitFreeSeats(f.Pool, 6)
-	watch := tc.watchSeats(map[string]int{f.Pool: 6})
+	watch := tc.watchSeats(func() map[string]seatcheck.Truth { return server.truth(features) })
 	tc.licenseScheduler()
 
 	early := tc.createLicensePods("early", 2, map[string]int64{f.ResourceName: 1})

@@ -19,6 +19,8 @@ package integration
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -28,7 +30,6 @@ import (
 	resourceapi "k8s.io/api/resource/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
@@ -38,25 +39,26 @@ import (
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/controller"
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver/seatcheck"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/seats"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/source"
 )
 
 // licenseServer is a license server the test drives: per feature, seats
-// issued and seats checked out, or an error.
+// issued and the checkouts by host, pods' and desktops', or an error. It
+// answers as lmstat does: Read prints a FlexLM report and parses it with
+// the driver's own parser, so that host attribution runs as in production.
 type licenseServer struct {
 	mu       sync.Mutex
-	features map[string]source.Feature
+	total    map[string]int
+	desktops map[string]map[string]int // feature -> host -> seats
+	pods     map[string]map[string]int // feature -> pod name -> seats
 	err      error
 	reads    int
 }
 
 func newLicenseServer(totals map[string]int) *licenseServer {
-	s := &licenseServer{features: map[string]source.Feature{}}
-	for name, n := range totals {
-		s.features[name] = source.Feature{Total: n}
-	}
-	return s
+	return &licenseServer{total: totals, desktops: map[string]map[string]int{}, pods: map[string]map[string]int{}}
 }
 
 func (s *licenseServer) Read(context.Context) (source.Reading, error) {
@@ -66,25 +68,102 @@ func (s *licenseServer) Read(context.Context) (source.Reading, error) {
 	if s.err != nil {
 		return source.Reading{}, s.err
 	}
-	r := source.Reading{Features: map[string]source.Feature{}, Time: time.Now()}
-	for name, f := range s.features {
-		r.Features[name] = f
-	}
-	return r, nil
+	return source.ParseLMStat(strings.NewReader(s.report()), time.Now())
 }
 
-func (s *licenseServer) setInUse(feature string, n int) {
+// report is the server's lmstat -a report.
+func (s *licenseServer) report() string {
+	var b strings.Builder
+	b.WriteString("lmstat - Copyright (c) 1989-2026 Flexera. All Rights Reserved.\nFlexible License Manager status on Sat 12/5/2026 09:00\n\n")
+	b.WriteString("License server status: 27000@licsrv\n    License file(s) on licsrv: /opt/flexlm/license.dat:\n\nlicsrv: license server UP (MASTER) v11.19.6\n\n")
+	b.WriteString("Vendor daemon status (on licsrv):\n\n     vendor: UP v11.19.6\n\nFeature usage info:\n\n")
+	for _, name := range slices.Sorted(maps.Keys(s.total)) {
+		inUse := 0
+		for _, n := range s.desktops[name] {
+			inUse += n
+		}
+		for _, n := range s.pods[name] {
+			inUse += n
+		}
+		fmt.Fprintf(&b, "Users of %s:  (Total of %d licenses issued;  Total of %d licenses in use)\n\n", name, s.total[name], inUse)
+		fmt.Fprintf(&b, "  \"%s\" v1.0, vendor: vendor, expiry: permanent(no expiration date)\n  floating license\n\n", name)
+		handle := 100
+		line := func(user, host string, n int) {
+			handle++
+			fmt.Fprintf(&b, "    %s %s /dev/pts/1 (v1.0) (licsrv/27000 %d), start Sat 12/5 8:00", user, host, handle)
+			if n > 1 {
+				fmt.Fprintf(&b, ", %d licenses", n)
+			}
+			b.WriteString("\n")
+		}
+		for _, host := range slices.Sorted(maps.Keys(s.desktops[name])) {
+			line("ana", host, s.desktops[name][host])
+		}
+		for _, pod := range slices.Sorted(maps.Keys(s.pods[name])) {
+			line("root", pod, s.pods[name][pod])
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// desktop sets the seats of feature a desktop outside the cluster holds
+// (0: it checks them in). A checkout the server has no seat for is
+// refused, as a license server refuses it: the test fails.
+func (s *licenseServer) desktop(t testing.TB, feature, host string, n int) {
+	t.Helper()
+	s.set(t, s.desktops, feature, host, n)
+}
+
+// podCheckout sets the seats of feature the pod has checked out, its host
+// name being its name.
+func (s *licenseServer) podCheckout(t testing.TB, feature, pod string, n int) {
+	t.Helper()
+	s.set(t, s.pods, feature, pod, n)
+}
+
+func (s *licenseServer) set(t testing.TB, m map[string]map[string]int, feature, host string, n int) {
+	t.Helper()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f := s.features[feature]
-	f.InUse = n
-	s.features[feature] = f
+	if m[feature] == nil {
+		m[feature] = map[string]int{}
+	}
+	inUse := 0
+	for _, hosts := range []map[string]int{s.desktops[feature], s.pods[feature]} {
+		for _, k := range hosts {
+			inUse += k
+		}
+	}
+	if inUse-m[feature][host]+n > s.total[feature] {
+		t.Fatalf("the license server has no %d seats of %s for %s: %d of %d in use", n, feature, host, inUse, s.total[feature])
+	}
+	if n == 0 {
+		delete(m[feature], host)
+		return
+	}
+	m[feature][host] = n
 }
 
 func (s *licenseServer) setError(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.err = err
+}
+
+// truth is what the server has of each feature's pool, for seatcheck.
+func (s *licenseServer) truth(features map[string]config.Feature) map[string]seatcheck.Truth {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]seatcheck.Truth{}
+	for name, f := range features {
+		t := seatcheck.Truth{Total: s.total[name]}
+		for _, n := range s.desktops[name] {
+			t.External += n
+		}
+		out[f.Pool] = t
+	}
+	return out
 }
 
 // licenseConfig is a driver configuration for features named after the
@@ -100,7 +179,8 @@ func (tc *testContext) licenseConfigFor(devices config.Devices, features ...stri
 		TypeMeta:     metav1.TypeMeta{APIVersion: config.APIVersion, Kind: config.Kind},
 		Source:       config.Source{HTTP: &config.HTTPSource{URL: "http://licsrv.invalid/features"}},
 		PollInterval: metav1.Duration{Duration: time.Second},
-		SettleWindow: &metav1.Duration{},
+		// Longer than any test: checkouts are attributed by host name.
+		SettleWindow: &metav1.Duration{Duration: 10 * time.Minute},
 		StaleAfter:   metav1.Duration{Duration: 3 * time.Second},
 		Devices:      devices,
 	}
@@ -140,13 +220,14 @@ func (tc *testContext) startLicenseController(c *config.Configuration, src sourc
 }
 
 // waitFreeSeats waits until the published pool offers exactly free seats
-// (untainted devices of the pool's current generation).
+// (seatcheck.Free: offered devices no claim holds, a shared device's
+// capacity less what claims hold of it).
 func (tc *testContext) waitFreeSeats(pool string, free int) {
 	tc.t.Helper()
 	got := -1
 	err := wait.PollUntilContextTimeout(tc.ctx, 100*time.Millisecond, waitTimeout, true, func(ctx context.Context) (bool, error) {
-		untainted, _, err := publishedSeats(ctx, pool)
-		got = untainted
+		n, _, err := publishedSeats(ctx, pool)
+		got = n
 		return err == nil && got == free, err
 	})
 	if err != nil {
@@ -155,65 +236,39 @@ func (tc *testContext) waitFreeSeats(pool string, free int) {
 }
 
 // publishedSeats counts the seats a new pod can take in pool's newest
-// generation: its untainted devices, a shared device's capacity less what
-// claims hold of it. It also returns every device name published.
+// generation (seatcheck.Free), and returns every device name published
+// there.
 func publishedSeats(ctx context.Context, pool string) (int, map[string]bool, error) {
-	list, err := adminClient.ResourceV1().ResourceSlices().List(ctx, metav1.ListOptions{FieldSelector: "spec.driver=" + licensedriver.DriverName})
+	slices, claims, err := driverState(ctx)
 	if err != nil {
 		return 0, nil, err
 	}
-	gen := int64(-1)
-	for _, s := range list.Items {
-		if s.Spec.Pool.Name == pool {
-			gen = max(gen, s.Spec.Pool.Generation)
-		}
+	names := map[string]bool{}
+	for name := range seatcheck.Published(slices)[pool].Devices {
+		names[name] = true
 	}
-	free, names := 0, map[string]bool{}
-	for _, s := range list.Items {
-		if s.Spec.Pool.Name != pool || s.Spec.Pool.Generation != gen {
-			continue
-		}
-		for _, d := range s.Spec.Devices {
-			names[d.Name] = true
-			switch {
-			case len(d.Taints) > 0:
-			case ptr.Deref(d.AllowMultipleAllocations, false):
-				held, err := sharedHolds(ctx, pool, d.Name)
-				if err != nil {
-					return 0, nil, err
-				}
-				c := d.Capacity[seats.SeatsCapacity]
-				free += max(0, int(c.Value.Value())-held)
-			default:
-				free++
-			}
-		}
-	}
-	return free, names, nil
+	return seatcheck.Free(pool, slices, claims), names, nil
 }
 
-// sharedHolds counts the allocations of a shared device, in every namespace.
-func sharedHolds(ctx context.Context, pool, device string) (int, error) {
+// driverState lists the driver's ResourceSlices and every ResourceClaim.
+func driverState(ctx context.Context) ([]*resourceapi.ResourceSlice, []*resourceapi.ResourceClaim, error) {
+	list, err := adminClient.ResourceV1().ResourceSlices().List(ctx, metav1.ListOptions{FieldSelector: "spec.driver=" + licensedriver.DriverName})
+	if err != nil {
+		return nil, nil, err
+	}
 	claims, err := adminClient.ResourceV1().ResourceClaims("").List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return 0, err
+		return nil, nil, err
 	}
-	n := 0
-	for _, c := range claims.Items {
-		if c.Status.Allocation == nil {
-			continue
-		}
-		for _, r := range c.Status.Allocation.Devices.Results {
-			if r.Driver == licensedriver.DriverName && r.Pool == pool && r.Device == device {
-				q, ok := r.ConsumedCapacity[seats.SeatsCapacity]
-				if !ok {
-					return 0, fmt.Errorf("claim %s/%s holds shared device %s/%s without consumed capacity", c.Namespace, c.Name, pool, device)
-				}
-				n += int(q.Value())
-			}
-		}
+	var s []*resourceapi.ResourceSlice
+	for i := range list.Items {
+		s = append(s, &list.Items[i])
 	}
-	return n, nil
+	var c []*resourceapi.ResourceClaim
+	for i := range claims.Items {
+		c = append(c, &claims.Items[i])
+	}
+	return s, c, nil
 }
 
 // licensePod is makePod asking for seats of each resource name.
@@ -233,90 +288,61 @@ func (tc *testContext) licensePod(name string, seatsOf map[string]int64) *v1.Pod
 	return pod
 }
 
-// seatWatch follows, from a watch of the test namespace's ResourceClaims,
-// every device of the driver that a claim holds, and records each moment
-// more are held than allowed, or one device is held twice.
+// seatWatch checks the driver's promise (package seatcheck) at every change
+// of a ResourceClaim of the test's namespace or of the driver's
+// ResourceSlices, against what the license server has (truth, read at each
+// change), and records every violation.
 type seatWatch struct {
 	mu         sync.Mutex
-	held       map[types.UID][]string // claim -> pool/device
-	limit      map[string]int         // pool -> most seats that may be held
-	peak       map[string]int
+	checker    seatcheck.Checker
+	checks     int
 	violations []string
 }
 
-func (tc *testContext) watchSeats(limit map[string]int) *seatWatch {
+func (tc *testContext) watchSeats(truth func() map[string]seatcheck.Truth) *seatWatch {
 	tc.t.Helper()
-	w := &seatWatch{held: map[types.UID][]string{}, limit: limit, peak: map[string]int{}}
-	factory := informers.NewSharedInformerFactoryWithOptions(adminClient, 0, informers.WithNamespace(tc.ns))
-	informer := factory.Resource().V1().ResourceClaims().Informer()
-	update := func(obj any) {
-		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = d.Obj
-		}
-		claim := obj.(*resourceapi.ResourceClaim)
-		var devices []string
-		if a := claim.Status.Allocation; a != nil && claim.DeletionTimestamp == nil {
-			for _, r := range a.Devices.Results {
-				if r.Driver != licensedriver.DriverName {
-					continue
-				}
-				// A shared device's capacity request of n seats is n seats.
-				n := int64(1)
-				if q, ok := r.ConsumedCapacity[seats.SeatsCapacity]; ok {
-					n = q.Value()
-				}
-				for range n {
-					devices = append(devices, r.Pool+"/"+r.Device)
-				}
+	w := &seatWatch{}
+	claims := informers.NewSharedInformerFactoryWithOptions(adminClient, 0, informers.WithNamespace(tc.ns))
+	slices := informers.NewSharedInformerFactoryWithOptions(adminClient, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+		o.FieldSelector = "spec.driver=" + licensedriver.DriverName
+	}))
+	claimInformer := claims.Resource().V1().ResourceClaims().Informer()
+	sliceInformer := slices.Resource().V1().ResourceSlices().Informer()
+	check := func() {
+		state := seatcheck.State{Truth: truth()}
+		for _, obj := range claimInformer.GetStore().List() {
+			if c := obj.(*resourceapi.ResourceClaim); c.DeletionTimestamp == nil {
+				state.Claims = append(state.Claims, c)
 			}
 		}
-		w.set(claim.UID, devices)
+		for _, obj := range sliceInformer.GetStore().List() {
+			state.Slices = append(state.Slices, obj.(*resourceapi.ResourceSlice))
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		w.checks++
+		if err := w.checker.Check(state); err != nil {
+			w.violations = append(w.violations, err.Error())
+		}
 	}
-	if _, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    update,
-		UpdateFunc: func(_, obj any) { update(obj) },
-		DeleteFunc: func(obj any) {
-			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = d.Obj
-			}
-			w.set(obj.(*resourceapi.ResourceClaim).UID, nil)
-		},
-	}); err != nil {
-		tc.t.Fatal(err)
+	handler := cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { check() },
+		UpdateFunc: func(any, any) { check() },
+		DeleteFunc: func(any) { check() },
+	}
+	for _, i := range []cache.SharedIndexInformer{claimInformer, sliceInformer} {
+		if _, err := i.AddEventHandler(handler); err != nil {
+			tc.t.Fatal(err)
+		}
 	}
 	ctx, cancel := context.WithCancel(tc.ctx)
-	factory.Start(ctx.Done())
-	tc.t.Cleanup(func() { cancel(); factory.Shutdown() })
-	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
-		tc.t.Fatal("claim informer did not sync")
+	claims.Start(ctx.Done())
+	slices.Start(ctx.Done())
+	tc.t.Cleanup(func() { cancel(); claims.Shutdown(); slices.Shutdown() })
+	if !cache.WaitForCacheSync(ctx.Done(), claimInformer.HasSynced, sliceInformer.HasSynced) {
+		tc.t.Fatal("claim and slice informers did not sync")
 	}
 	return w
-}
-
-func (w *seatWatch) set(uid types.UID, devices []string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if len(devices) == 0 {
-		delete(w.held, uid)
-	} else {
-		w.held[uid] = devices
-	}
-	perPool, owner := map[string]int{}, map[string]types.UID{}
-	for claim, ds := range w.held {
-		for _, d := range ds {
-			if other, ok := owner[d]; ok && !strings.HasSuffix(d, "/"+seats.SharedDevice) {
-				w.violations = append(w.violations, fmt.Sprintf("%s held by claims %s and %s", d, other, claim))
-			}
-			owner[d] = claim
-			perPool[strings.SplitN(d, "/", 2)[0]]++
-		}
-	}
-	for pool, n := range perPool {
-		w.peak[pool] = max(w.peak[pool], n)
-		if limit, ok := w.limit[pool]; ok && n > limit {
-			w.violations = append(w.violations, fmt.Sprintf("%d seats of pool %s held at once, at most %d allowed", n, pool, limit))
-		}
-	}
 }
 
 // check fails the test on any violation and returns each pool's peak.
@@ -327,14 +353,8 @@ func (w *seatWatch) check(t testing.TB) map[string]int {
 	for _, v := range w.violations {
 		t.Error(v)
 	}
-	return w.peak
-}
-
-// setLimit changes a pool's limit, for a test whose seats change.
-func (w *seatWatch) setLimit(pool string, n int) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.limit[pool] = n
+	t.Logf("seat invariant checked at %d changes of claims and slices", w.checks)
+	return w.checker.Peak
 }
 
 // running returns the names of the test namespace's pods that are bound and
