@@ -101,18 +101,30 @@ func sharedDevice(p Pool, capacity, held int, why string) resourceapi.Device {
 		Attributes:               attrs,
 		Capacity: map[resourceapi.QualifiedName]resourceapi.DeviceCapacity{
 			SeatsCapacity: {
-				Value: *resource.NewQuantity(int64(capacity), resource.DecimalSI),
-				// One seat unless a claim asks for more (capacity.requests):
-				// the extended resource form asks for devices, so it
-				// cannot ask for two seats of one device.
-				RequestPolicy: &resourceapi.CapacityRequestPolicy{
-					Default: resource.NewQuantity(1, resource.DecimalSI),
-					ValidRange: &resourceapi.CapacityRequestPolicyRange{
-						Min:  resource.NewQuantity(1, resource.DecimalSI),
-						Step: resource.NewQuantity(1, resource.DecimalSI),
-					},
-				},
+				Value:         *resource.NewQuantity(int64(capacity), resource.DecimalSI),
+				RequestPolicy: requestPolicy(capacity),
 			},
 		},
+	}
+}
+
+// requestPolicy is one seat unless a claim asks for more
+// (capacity.requests): the extended resource form asks for devices, so it
+// cannot ask for two seats of one device. The API server refuses a range
+// whose min plus one step exceeds the capacity, and any option over it: one
+// free seat is the single value 1, none is no policy (the device is then
+// not offered).
+func requestPolicy(capacity int) *resourceapi.CapacityRequestPolicy {
+	one := resource.NewQuantity(1, resource.DecimalSI)
+	switch {
+	case capacity >= 2:
+		return &resourceapi.CapacityRequestPolicy{
+			Default:    one,
+			ValidRange: &resourceapi.CapacityRequestPolicyRange{Min: one, Step: resource.NewQuantity(1, resource.DecimalSI)},
+		}
+	case capacity == 1:
+		return &resourceapi.CapacityRequestPolicy{Default: one, ValidValues: []resource.Quantity{*one}}
+	default:
+		return nil
 	}
 }
