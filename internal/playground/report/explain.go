@@ -54,6 +54,9 @@ type Explanation struct {
 	// Filtered are the nodes that PreFilter or Filter rejected, grouped by
 	// plugin and reason, largest group first.
 	Filtered []FilterGroup `json:"filtered,omitempty"`
+	// Seats are, for a pod left waiting that asks for license seats of a
+	// scenario's licenses, each feature's seats when the run ended.
+	Seats []LicenseSeats `json:"seats,omitempty"`
 	// Failure is the scheduler's message when the attempt failed.
 	Failure string `json:"failure,omitempty"`
 	// Notes are remarks on the attempt, in English.

@@ -134,6 +134,9 @@ func writeExplanation(w io.Writer, e *Explanation, indent string) error {
 			return err
 		}
 	}
+	for _, seats := range e.Seats {
+		fmt.Fprintf(w, "%sseats: %s\n", indent, seats)
+	}
 	if e.Failure != "" {
 		fmt.Fprintf(w, "%sfailure: %s\n", indent, e.Failure)
 	}
