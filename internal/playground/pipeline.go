@@ -44,6 +44,10 @@ type pipeline struct {
 	watcher *settle.Watcher
 	// cache is the scheduler's, which schedulerCaughtUp reads; nil skips it.
 	cache schedulerCache
+	// queue is the scheduler's, which schedulerTried reads; nil skips it.
+	queue schedulerQueue
+	// licenses is the scenario's license server, nil without licenses.
+	licenses *licenseServer
 	// autoscaler is Karpenter, nil in a run without it.
 	autoscaler *autoscaler
 	// alive fails when a program of the control plane exited.
@@ -166,6 +170,8 @@ func (p *pipeline) runStep(ctx context.Context, st scenario.Step) error {
 		return p.applier.Scale(ctx, objectRef(st.Scale.ObjectRef), *st.Scale.Replicas)
 	case st.Delete != nil:
 		return p.applier.Delete(ctx, objectRef(*st.Delete))
+	case st.Licenses != nil:
+		return p.checkOut(ctx, *st.Licenses)
 	}
 	return fmt.Errorf("empty step")
 }

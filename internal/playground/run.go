@@ -117,6 +117,19 @@ func runScenario(ctx context.Context, opts Options, sc *schedConfig, plan *scena
 			return nil, stop, err
 		}
 	}
+	// The license driver publishes its seats before the scheduler starts,
+	// as on a cluster where it runs.
+	alive := cp.Err
+	var server *licenseServer
+	if plan.Licenses != nil {
+		server = newLicenseServer(plan.Scenario.Licenses)
+		driver, err := startLicenseDriver(ctx, cp.Config, plan.Licenses, server, progress)
+		if err != nil {
+			return nil, stop, err
+		}
+		stops = append(stops, driver.Stop)
+		alive = func() error { return errors.Join(cp.Err(), driver.Err()) }
+	}
 	fmt.Fprintf(progress, "starting the scheduler from %s (profiles: %s)\n", sc.source, strings.Join(sc.profiles, ", "))
 	var rec *recorder.Recorder
 	if opts.Explain {
@@ -127,7 +140,7 @@ func runScenario(ctx context.Context, opts Options, sc *schedConfig, plan *scena
 		return nil, stop, err
 	}
 	stops = append(stops, rs.Stop)
-	watcher, err := settle.Start(ctx, cp.Config, cp.Err)
+	watcher, err := settle.Start(ctx, cp.Config, alive)
 	if err != nil {
 		return nil, stop, err
 	}
@@ -136,8 +149,8 @@ func runScenario(ctx context.Context, opts Options, sc *schedConfig, plan *scena
 	if err != nil {
 		return nil, stop, err
 	}
-	p := &pipeline{plan: plan, applier: applier, watcher: watcher, cache: rs.Scheduler.Cache, progress: progress,
-		autoscaler: as, alive: cp.Err}
+	p := &pipeline{plan: plan, applier: applier, watcher: watcher, cache: rs.Scheduler.Cache, queue: rs.Scheduler.SchedulingQueue,
+		licenses: server, progress: progress, autoscaler: as, alive: alive}
 
 	wctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
@@ -167,6 +180,11 @@ func runScenario(ctx context.Context, opts Options, sc *schedConfig, plan *scena
 			pr := &res.Pods[i]
 			a, found := rec.Last(types.NamespacedName{Namespace: pr.Namespace, Name: pr.Name})
 			pr.Explain = report.Explain(a, found, names, pr.Node, opts.ExplainNodes)
+		}
+		if server != nil {
+			if serr := explainSeats(ctx, client, plan.Licenses, server, p.ownedPods(), res.Pods); serr != nil {
+				return nil, stop, errors.Join(err, serr)
+			}
 		}
 	}
 	return &res, stop, err

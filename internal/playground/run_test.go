@@ -69,6 +69,7 @@ func TestPlayScenarios(t *testing.T) {
 		{name: "license seats then the default profile", scenario: scenarios + "licenses.yaml",
 			configs: []string{shippedConfig, defaultProfile}, timeout: 2 * time.Minute, check: checkLicenses},
 		{name: "seats waiting", scenario: "testdata/seats-waiting.yaml", configs: []string{shippedConfig}, explain: true, check: checkSeatsWaiting},
+		{name: "shared seats", scenario: "testdata/seats-shared.yaml", configs: []string{shippedConfig}, explain: true, check: checkSharedSeats},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
