@@ -50,9 +50,10 @@ const driverStartTimeout = time.Minute
 
 // outsideHost is the host the license server lists the outside checkouts
 // from. The driver counts a checkout from a host named as a pod that holds
-// a seat as that pod's; pod names are lower case, so this one is nobody's:
-// every seat checked out from it is in use elsewhere, as a desktop's.
-const outsideHost = "DESKTOPS"
+// a seat (in any letter case) as that pod's; a pod's name is a DNS
+// subdomain, which has no '_', so this one is nobody's: every seat checked
+// out from it is in use elsewhere, as a desktop's.
+const outsideHost = "desktops_elsewhere"
 
 // licenseServer is a source.Source serving the scenario's features: the
 // seats each issued and the seats checked out outside the cluster.

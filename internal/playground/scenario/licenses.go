@@ -72,7 +72,8 @@ type LicensesStep struct {
 }
 
 // DriverConfiguration is the license driver's configuration for l,
-// defaulted with the driver's own defaults: l's features with their seats,
+// defaulted with the driver's own defaults: l's features with their seats
+// (maxSeats raised to the most of them when that is over its default),
 // read every LicensePollInterval, with no settle window (the playground's
 // server lists the outside checkouts, so none of its in-use seats is a
 // pod's). Its source says static, which is what validates a configuration
@@ -87,6 +88,11 @@ func (l *Licenses) DriverConfiguration() *config.Configuration {
 	}
 	for _, f := range l.Features {
 		c.Features = append(c.Features, config.Feature{Name: f.Name, Pool: f.Pool, Seats: f.Seats})
+		// The driver publishes up to maxSeats seats of a feature: as many
+		// as the scenario issues, up to the most it allows.
+		if n := ptr.Deref(f.Seats, 0); n > c.MaxSeats && n <= config.MaxSeats {
+			c.MaxSeats = max(n, config.DefaultMaxSeats)
+		}
 	}
 	config.SetDefaults(c)
 	return c

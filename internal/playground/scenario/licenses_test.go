@@ -71,8 +71,8 @@ steps:
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("features (-want +got):\n%s", diff)
 	}
-	if c.PollInterval.Duration != time.Second || c.SettleWindow == nil || c.SettleWindow.Duration != 0 || c.Devices != config.Shared {
-		t.Errorf("pollInterval %v, settleWindow %v, devices %q: want 1s, 0s, Shared", c.PollInterval.Duration, c.SettleWindow, c.Devices)
+	if c.PollInterval.Duration != time.Second || c.SettleWindow == nil || c.SettleWindow.Duration != 0 || c.Devices != config.Shared || c.MaxSeats != config.DefaultMaxSeats {
+		t.Errorf("pollInterval %v, settleWindow %v, devices %q, maxSeats %d: want 1s, 0s, Shared, the default", c.PollInterval.Duration, c.SettleWindow, c.Devices, c.MaxSeats)
 	}
 	var steps []string
 	for _, st := range plan.Steps {
@@ -80,6 +80,16 @@ steps:
 	}
 	if diff := cmp.Diff([]string{"licenses: MATLAB checked out elsewhere 2", "licenses: Distrib_Computing_Toolbox checked out elsewhere 0"}, steps); diff != "" {
 		t.Errorf("steps (-want +got):\n%s", diff)
+	}
+
+	// More seats than the driver's default maxSeats: the configuration
+	// allows them.
+	plan, err = Decode("s.yaml", []byte(licensesHead+"licenses: {features: [{name: A, seats: 20000}, {name: B, seats: 5}]}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := plan.Licenses; c.MaxSeats != 20000 || len(config.Validate(c)) > 0 {
+		t.Errorf("maxSeats %d, validation %v: want 20000 and valid", c.MaxSeats, config.Validate(c))
 	}
 
 	plan, err = Decode("s.yaml", []byte(licensesHead), nil)
