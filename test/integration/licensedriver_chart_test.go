@@ -18,6 +18,7 @@ package integration
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -29,6 +30,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 
@@ -40,9 +42,15 @@ import (
 //   - on, helm lint --strict passes, and it renders what
 //     manifests/license-driver does: each role is granted the same
 //     permissions, the containers are the same but for their image, the
-//     host volumes are the same, the config is the same;
-//   - applied to the API server, the driver runs as in
-//     TestLicenseDriverInstall, with the chart ServiceAccounts' tokens.
+//     host volumes are the same, the configs (the controller's and the
+//     kubelet plugin's) are the same;
+//   - with serviceMonitor on, a ServiceMonitor scrapes the controllers'
+//     secure port over https with its token;
+//   - applied to the API server (but the ServiceMonitors: envtest serves
+//     no monitoring.coreos.com), the driver runs as in
+//     TestLicenseDriverInstall, with the chart ServiceAccounts' tokens,
+//     and the chart's metrics reader binding
+//     (serviceMonitor.metricsReaderSubjects) lets scrape /metrics.
 func TestChartLicenseDriver(t *testing.T) {
 	for _, o := range renderChart(t, "adminsched-system") {
 		if strings.Contains(o.GetName(), "license-driver") || o.GetKind() == "DaemonSet" {
@@ -55,7 +63,18 @@ func TestChartLicenseDriver(t *testing.T) {
 	}
 
 	tc := newTestContext(t)
-	chart := readDriverObjects(t, "the chart", renderChart(t, tc.ns, enabled...))
+	var objs []*unstructured.Unstructured
+	var monitors []*unstructured.Unstructured
+	for _, o := range renderChart(t, tc.ns, append(enabled, "--set", "serviceMonitor.enabled=true",
+		"--set-json", fmt.Sprintf(`serviceMonitor.metricsReaderSubjects=[{"kind":"ServiceAccount","name":"prometheus","namespace":%q}]`, tc.ns))...) {
+		if o.GetKind() == "ServiceMonitor" {
+			monitors = append(monitors, o)
+			continue
+		}
+		objs = append(objs, o)
+	}
+	chart := readDriverObjects(t, "the chart", objs)
+	checkDriverServiceMonitor(t, chart, monitors)
 	kust := readDriverObjects(t, "manifests/license-driver", kustomize(t, licenseDriverDir))
 	if chart.namespace != tc.ns {
 		t.Errorf("the chart's license driver is in %q, want the release namespace %q", chart.namespace, tc.ns)
@@ -81,13 +100,56 @@ func TestChartLicenseDriver(t *testing.T) {
 	if diff := cmp.Diff(policyValidations(t, kust.objs), policyValidations(t, chart.objs)); diff != "" {
 		t.Errorf("the chart's ValidatingAdmissionPolicy differs from manifests/license-driver's (-kustomization +chart):\n%s", diff)
 	}
-	_, kustConfig := tc.loadDriverConfig(kust)
-	_, chartConfig := tc.loadDriverConfig(chart)
-	if diff := cmp.Diff(kustConfig, chartConfig); diff != "" {
-		t.Errorf("the chart's default licenseDriver.config differs from manifests/license-driver's ConfigMap (-kustomization +chart):\n%s", diff)
+	for _, c := range []struct {
+		role        string
+		kust, chart *driverConfig
+	}{{"controller", kust.controller.config, chart.controller.config}, {"kubelet plugin", kust.plugin.config, chart.plugin.config}} {
+		_, kustConfig := tc.loadDriverConfig(kust, c.kust)
+		_, chartConfig := tc.loadDriverConfig(chart, c.chart)
+		if diff := cmp.Diff(kustConfig, chartConfig); diff != "" {
+			t.Errorf("the %s's configuration from the chart's default licenseDriver.config differs from manifests/license-driver's ConfigMap (-kustomization +chart):\n%s", c.role, diff)
+		}
 	}
 
 	tc.checkDriverInstall(chart)
+}
+
+// checkDriverServiceMonitor checks that one of monitors scrapes the
+// controllers: it selects the Service whose port https is the controller
+// pods' port of --secure-port, over https, with the scraper's token.
+func checkDriverServiceMonitor(t testing.TB, in *driverInstall, monitors []*unstructured.Unstructured) {
+	t.Helper()
+	var services []v1.Service
+	for _, o := range in.objs {
+		if o.GetKind() == "Service" {
+			var s v1.Service
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &s); err != nil {
+				t.Fatal(err)
+			}
+			services = append(services, s)
+		}
+	}
+	securePort := containerFlags(in.controller.container)["--secure-port"]
+	for _, m := range monitors {
+		selector, _, _ := unstructured.NestedStringMap(m.Object, "spec", "selector", "matchLabels")
+		endpoints, _, _ := unstructured.NestedSlice(m.Object, "spec", "endpoints")
+		for _, s := range services {
+			if len(selector) == 0 || !labels.SelectorFromSet(selector).Matches(labels.Set(s.Labels)) ||
+				!labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(in.controller.template.Labels)) {
+				continue
+			}
+			for _, e := range endpoints {
+				ep, _ := e.(map[string]any)
+				for _, p := range s.Spec.Ports {
+					if ep["port"] == p.Name && ep["scheme"] == "https" && ep["path"] == "/metrics" && ep["bearerTokenFile"] != nil &&
+						containerPort(in.controller.container, p.TargetPort.String()) == securePort {
+						return
+					}
+				}
+			}
+		}
+	}
+	t.Errorf("%s: no ServiceMonitor scrapes https /metrics on the controller's --secure-port %s through a Service (monitors: %d)", in.source, securePort, len(monitors))
 }
 
 // policyValidations returns the spec of the one ValidatingAdmissionPolicy
@@ -137,8 +199,11 @@ func hostVolumes(volumes []v1.Volume) map[string]v1.HostPathVolumeSource {
 
 // TestChartLicenseDriverValues renders the chart with licenseDriver values:
 // bad ones fail at helm template with the field named (values.schema.json);
-// a kubelet directory of its own moves the DaemonSet's flags and mounts
-// together.
+// a license source with a password reaches the controller's configuration
+// and not the kubelet plugin's, which keeps the features; a configured
+// DeviceClass name outside .licenses.adminsched.io is listed in the
+// admission policy's classNames; a kubelet directory of its own moves the
+// DaemonSet's flags and mounts together.
 func TestChartLicenseDriverValues(t *testing.T) {
 	on := []string{"--set", "licenseDriver.enabled=true"}
 	for _, tt := range []struct {
@@ -182,6 +247,45 @@ func TestChartLicenseDriverValues(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("a license server with a password", func(t *testing.T) {
+		const url = "https://reader:s3cret@licstat.example.com/features.json"
+		in := readDriverObjects(t, "the chart", renderChart(t, "adminsched-system", append(on,
+			"--set-json", `licenseDriver.config.source={"static":null,"http":{"url":"`+url+`"}}`,
+			"--set-json", `licenseDriver.config.features=[{"name":"MATLAB","env":{"LM_LICENSE_FILE":"27000@licsrv"}},{"name":"Ansys_CFD","pool":"ansys"}]`)...))
+		if !strings.Contains(in.controller.config.data, url) {
+			t.Errorf("the controller's configuration lacks the source's URL:\n%s", in.controller.config.data)
+		}
+		plugin, err := config.Decode([]byte(in.plugin.config.data))
+		if err != nil {
+			t.Fatalf("the kubelet plugin's configuration does not load: %v\n%s", err, in.plugin.config.data)
+		}
+		if strings.Contains(in.plugin.config.data, "s3cret") || strings.Contains(in.plugin.config.data, "licstat") || plugin.Source.HTTP != nil || plugin.Source.LMStat != nil {
+			t.Errorf("the kubelet plugin's configuration holds the license source:\n%s", in.plugin.config.data)
+		}
+		var got []string
+		for _, f := range plugin.Features {
+			got = append(got, fmt.Sprintf("%s %s %v", f.Name, f.Pool, f.Env))
+		}
+		if diff := cmp.Diff([]string{"MATLAB matlab map[LM_LICENSE_FILE:27000@licsrv]", "Ansys_CFD ansys map[]"}, got); diff != "" {
+			t.Errorf("the kubelet plugin's features (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("a DeviceClass name of its own", func(t *testing.T) {
+		objs := renderChart(t, "adminsched-system", append(on, "--set-json",
+			`licenseDriver.config.features=[{"name":"MATLAB","seats":3,"deviceClassName":"matlab-seats"},{"name":"Other","seats":1,"deviceClassName":"other.licenses.adminsched.io"}]`)...)
+		spec := policyValidations(t, objs)
+		var names string
+		for _, v := range spec.Variables {
+			if v.Name == "classNames" {
+				names = v.Expression
+			}
+		}
+		if names != `["matlab-seats"]` {
+			t.Errorf("the admission policy's classNames: %q, want the configured name that does not end with .licenses.adminsched.io", names)
+		}
+	})
 
 	t.Run("a kubelet directory of its own", func(t *testing.T) {
 		const dir = "/var/snap/microk8s/common/var/lib/kubelet"

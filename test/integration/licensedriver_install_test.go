@@ -19,6 +19,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -29,11 +30,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	v1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	resourceapi "k8s.io/api/resource/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -43,6 +48,7 @@ import (
 
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver/controller"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/node"
 )
 
@@ -72,6 +78,10 @@ var (
 		{"<namespace>", permission{"", "events", "patch", ""}},
 		{"default", permission{"", "events", "create", ""}},
 		{"default", permission{"", "events", "patch", ""}},
+		// The secure port's delegated authentication and authorization
+		// (system:auth-delegator).
+		{"cluster", permission{"authentication.k8s.io", "tokenreviews", "create", ""}},
+		{"cluster", permission{"authorization.k8s.io", "subjectaccessreviews", "create", ""}},
 	}
 	pluginNeeds = []scopedPermission{
 		{"cluster", permission{"resource.k8s.io", "resourceclaims", "get", ""}},
@@ -80,17 +90,25 @@ var (
 
 // TestLicenseDriverInstall applies manifests/license-driver to the API server
 // and runs the binary as its Deployment and DaemonSet do, with their
-// ServiceAccounts' own tokens and the ConfigMap's config:
+// ServiceAccounts' own tokens and their ConfigMaps' configs:
 //   - two controller replicas: one takes the Lease, publishes the 10 MATLAB
 //     seats (ResourceSlices of pool matlab) and the DeviceClass; both answer
-//     /healthz; a claim allocated one seat leaves 9 free;
-//   - the kubelet plugin registers and prepares that claim as a CDI device
-//     that sets LM_LICENSE_FILE, reading the claim with its token;
+//     /healthz on their secure port without credentials; /metrics there is
+//     refused without a token and to a ServiceAccount RBAC does not let
+//     scrape, and served to one bound to the install's metrics reader role;
+//     a claim allocated one seat leaves 9 free;
+//   - the kubelet plugin, from a configuration of its own that holds the
+//     controller's features and no license source, registers and prepares
+//     that claim as a CDI device that sets LM_LICENSE_FILE, reading the
+//     claim with its token; its gRPC health service says ready once the
+//     kubelet has registered it, as the DaemonSet's probes ask;
 //   - neither is refused anything ("forbidden" in its log);
 //   - the roles grant exactly what each needs, and the API server's
 //     authorizer refuses each ServiceAccount what it does not need;
 //   - the ValidatingAdmissionPolicy keeps the controller to its own
-//     ResourceSlices and DeviceClasses, which RBAC cannot.
+//     ResourceSlices and DeviceClasses, which RBAC cannot: DeviceClasses
+//     named <pool>.licenses.adminsched.io, selecting the driver's devices
+//     only, without opaque config.
 //
 // Once with the ConfigMap as shipped (a device per seat), once with
 // `devices: Shared` added (one shared device): the same RBAC serves both.
@@ -102,7 +120,7 @@ func TestLicenseDriverInstall(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tc := newTestContext(t)
 			in := readDriverObjects(t, "manifests/license-driver", kustomize(t, licenseDriverDir))
-			in.configData += tt.extra
+			in.controller.config.data += tt.extra
 			tc.checkDriverInstall(in)
 		})
 	}
@@ -114,7 +132,9 @@ func (tc *testContext) checkDriverInstall(in *driverInstall) {
 	t := tc.t
 	t.Helper()
 	tc.apply(in.objs)
-	configPath, cfg := tc.loadDriverConfig(in)
+	configPath, cfg := tc.loadDriverConfig(in, in.controller.config)
+	pluginConfigPath, pluginConfig := tc.loadDriverConfig(in, in.plugin.config)
+	checkPluginConfig(t, in, cfg, pluginConfig)
 	var matlab *config.Feature
 	for i := range cfg.Features {
 		if cfg.Features[i].Name == "MATLAB" {
@@ -122,7 +142,7 @@ func (tc *testContext) checkDriverInstall(in *driverInstall) {
 		}
 	}
 	if matlab == nil || ptr.Deref(matlab.Seats, 0) != 10 || cfg.Source.Static == nil {
-		t.Fatalf("the example config should serve 10 MATLAB seats from the static source: %s", in.configData)
+		t.Fatalf("the example config should serve 10 MATLAB seats from the static source: %s", in.controller.config.data)
 	}
 	// After the binaries have stopped (cleanups run last-in first-out).
 	t.Cleanup(func() { deletePools(tc, cfg.Features) })
@@ -142,7 +162,8 @@ func (tc *testContext) checkDriverInstall(in *driverInstall) {
 		}
 		args := tc.driverArgs(in, in.controller, configPath, map[string]string{
 			"--kubeconfig":   controllerConfig,
-			"--http-address": fmt.Sprintf("127.0.0.1:%d", port),
+			"--secure-port":  fmt.Sprint(port),
+			"--bind-address": "127.0.0.1",
 		})
 		controllers = append(controllers, tc.runDriver(fmt.Sprintf("license-driver-controller-%d", i), env, args...))
 		ports = append(ports, port)
@@ -165,6 +186,7 @@ func (tc *testContext) checkDriverInstall(in *driverInstall) {
 	if ptr.Deref(lease.Spec.HolderIdentity, "") == "" {
 		t.Errorf("the Lease %s/license-driver has no holder", in.namespace)
 	}
+	tc.checkDriverMetrics(in, ports)
 
 	// A claim that holds one seat, allocated as the scheduler would.
 	seat, err := findFreeSeat(tc.ctx, matlab.Pool)
@@ -179,7 +201,7 @@ func (tc *testContext) checkDriverInstall(in *driverInstall) {
 	tc.waitFreeSeats(matlab.Pool, 9)
 
 	// The kubelet plugin, as the DaemonSet runs it, with its own token.
-	tc.checkKubeletPlugin(in, configPath, claim, matlab.Env)
+	tc.checkKubeletPlugin(in, pluginConfigPath, claim, matlab.Env)
 	if err := adminClient.ResourceV1().ResourceClaims(tc.ns).Delete(tc.ctx, claim.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +259,9 @@ func (tc *testContext) checkDriverInstall(in *driverInstall) {
 // (server-side dry-run creates): the controller's meets "restricted"; the
 // kubelet plugin's is refused by "baseline" for its hostPath volumes and
 // nothing else, and admitted in the install's namespace. It also checks
-// that the controller's probes hit the port of its --http-address.
+// the probes: the controller's GET /healthz over HTTPS on the port of its
+// --secure-port, and serves no plain HTTP; the kubelet plugin's ask the
+// gRPC health service of its --health-address for liveness and readiness.
 func (tc *testContext) checkPodSecurity(in *driverInstall) {
 	t := tc.t
 	t.Helper()
@@ -256,40 +280,205 @@ func (tc *testContext) checkPodSecurity(in *driverInstall) {
 	}
 
 	c := in.controller.container
-	var address string
-	for _, a := range append(append([]string{}, c.Command...), c.Args...) {
-		if v, ok := strings.CutPrefix(a, "--http-address="); ok {
-			address = v
-		}
+	flags := containerFlags(c)
+	if address, ok := flags["--http-address"]; !ok || address != "" {
+		t.Errorf("%s: the controller passes --http-address=%q (set: %v), want it empty: no plain HTTP server", in.source, address, ok)
 	}
-	_, port, _ := strings.Cut(address, ":")
 	for name, probe := range map[string]*v1.Probe{"liveness": c.LivenessProbe, "readiness": c.ReadinessProbe} {
-		if probe == nil || probe.HTTPGet == nil || probe.HTTPGet.Path != "/healthz" {
-			t.Errorf("%s: the controller's %s probe is not GET /healthz: %+v", in.source, name, probe)
+		if probe == nil || probe.HTTPGet == nil || probe.HTTPGet.Path != "/healthz" || probe.HTTPGet.Scheme != v1.URISchemeHTTPS {
+			t.Errorf("%s: the controller's %s probe is not GET /healthz over HTTPS: %+v", in.source, name, probe)
 			continue
 		}
-		got := probe.HTTPGet.Port.String()
-		for _, p := range c.Ports {
-			if p.Name == got {
-				got = fmt.Sprint(p.ContainerPort)
-			}
-		}
-		if got != port {
-			t.Errorf("%s: the controller's %s probe is on port %s, its --http-address=%s", in.source, name, got, address)
+		if got := containerPort(c, probe.HTTPGet.Port.String()); got != flags["--secure-port"] {
+			t.Errorf("%s: the controller's %s probe is on port %s, its --secure-port=%s", in.source, name, got, flags["--secure-port"])
 		}
 	}
+	p := in.plugin.container
+	_, healthPort, _ := strings.Cut(containerFlags(p)["--health-address"], ":")
+	for service, probe := range map[string]*v1.Probe{node.HealthLiveness: p.LivenessProbe, node.HealthReadiness: p.ReadinessProbe} {
+		if probe == nil || probe.GRPC == nil || ptr.Deref(probe.GRPC.Service, "") != service || fmt.Sprint(probe.GRPC.Port) != healthPort {
+			t.Errorf("%s: the kubelet plugin's %s probe is not a grpc probe of service %q on the port of --health-address (%s): %+v", in.source, service, service, healthPort, probe)
+		}
+	}
+}
+
+// containerFlags returns the --flag=value arguments of c.
+func containerFlags(c v1.Container) map[string]string {
+	out := map[string]string{}
+	for _, a := range append(append([]string{}, c.Command...), c.Args...) {
+		if flag, value, ok := strings.Cut(a, "="); ok && strings.HasPrefix(flag, "--") {
+			out[flag] = value
+		}
+	}
+	return out
+}
+
+// containerPort resolves a probe's port (a number or a port's name) to a
+// number.
+func containerPort(c v1.Container, port string) string {
+	for _, p := range c.Ports {
+		if p.Name == port {
+			return fmt.Sprint(p.ContainerPort)
+		}
+	}
+	return port
+}
+
+// checkPluginConfig holds the kubelet plugin's configuration to what it
+// needs: a ConfigMap of its own (the DaemonSet mounts no other), no license
+// source (no lmstat command, no URL: a static placeholder at most), and
+// the controller's features with the same pools and environment.
+func checkPluginConfig(t testing.TB, in *driverInstall, ctrl, plugin *config.Configuration) {
+	t.Helper()
+	if in.plugin.config.configMap == in.controller.config.configMap {
+		t.Errorf("%s: the kubelet plugin reads the controller's ConfigMap %s", in.source, in.controller.config.configMap)
+	}
+	for _, v := range in.plugin.volumes {
+		if v.ConfigMap != nil && v.ConfigMap.Name == in.controller.config.configMap {
+			t.Errorf("%s: the kubelet plugin mounts the controller's ConfigMap %s (volume %s)", in.source, v.ConfigMap.Name, v.Name)
+		}
+	}
+	if plugin.Source.LMStat != nil || plugin.Source.HTTP != nil {
+		t.Errorf("%s: the kubelet plugin's configuration holds a license source: %+v", in.source, plugin.Source)
+	}
+	type feature struct {
+		name string
+		env  map[string]string
+	}
+	features := func(c *config.Configuration) map[string]feature {
+		out := map[string]feature{}
+		for _, f := range c.Features {
+			out[f.Pool] = feature{f.Name, f.Env}
+		}
+		return out
+	}
+	if diff := cmp.Diff(features(ctrl), features(plugin), cmp.AllowUnexported(feature{})); diff != "" {
+		t.Errorf("%s: the kubelet plugin's features differ from the controller's (-controller +kubelet plugin):\n%s", in.source, diff)
+	}
+}
+
+// checkDriverMetrics scrapes /metrics on the controllers' secure ports
+// (ports) as Prometheus would: without a token, refused (403, anonymous);
+// with the token of a ServiceAccount no role lets GET /metrics, refused;
+// with the token of one the install's metrics reader role is bound to (the
+// chart's own binding, or one made here to the kustomization's
+// ClusterRole, as a user would), the metrics, the leader's with the seats.
+func (tc *testContext) checkDriverMetrics(in *driverInstall, ports []int) {
+	t := tc.t
+	t.Helper()
+	for _, name := range []string{"prometheus", "someone-else"} {
+		_, err := adminClient.CoreV1().ServiceAccounts(tc.ns).Create(tc.ctx, &v1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+	}
+	if !boundInObjects(in.objs, tc.ns, "prometheus") {
+		role := metricsReaderRole(t, in.objs)
+		if role == "" {
+			t.Fatalf("%s has no ClusterRole that grants GET /metrics and nothing else", in.source)
+		}
+		binding := &rbacv1.ClusterRoleBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "license-driver-metrics-" + tc.ns},
+			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+			Subjects:   []rbacv1.Subject{{Kind: "ServiceAccount", Name: "prometheus", Namespace: tc.ns}},
+		}
+		if _, err := adminClient.RbacV1().ClusterRoleBindings().Create(tc.ctx, binding, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = adminClient.RbacV1().ClusterRoleBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{})
+		})
+	}
+	token := func(sa string) string {
+		tr, err := adminClient.CoreV1().ServiceAccounts(tc.ns).CreateToken(tc.ctx, sa, tokenRequest(), metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr.Status.Token
+	}
+	reader, other := token("prometheus"), token("someone-else")
+	var seats bool
+	for _, port := range ports {
+		for _, tt := range []struct {
+			who, token string
+			want       string
+		}{{"no token", "", `User \"system:anonymous\" cannot get path \"/metrics\"`}, {"someone-else", other, `cannot get path \"/metrics\"`}} {
+			code, body, err := httpsGet(tc.ctx, port, "/metrics", tt.token)
+			if err != nil || code != http.StatusForbidden || !strings.Contains(body, tt.want) {
+				t.Errorf("GET /metrics on port %d with %s: %d %.200q %v, want 403 and %q", port, tt.who, code, body, err, tt.want)
+			}
+		}
+		// RBAC and the driver's authorization cache may lag the binding.
+		var last string
+		err := wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(ctx context.Context) (bool, error) {
+			code, body, err := httpsGet(ctx, port, "/metrics", reader)
+			last = fmt.Sprintf("%d %.200q %v", code, body, err)
+			seats = seats || strings.Contains(body, `license_driver_seats{pool="matlab"`)
+			return code == http.StatusOK, nil
+		})
+		if err != nil {
+			t.Errorf("GET /metrics on port %d as %s/prometheus: %s, want 200", port, tc.ns, last)
+		}
+	}
+	if !seats {
+		t.Errorf("no controller's /metrics holds license_driver_seats of pool matlab")
+	}
+}
+
+// boundInObjects says whether a ClusterRoleBinding of objs names the
+// ServiceAccount namespace/name.
+func boundInObjects(objs []*unstructured.Unstructured, namespace, name string) bool {
+	for _, o := range objs {
+		if o.GetKind() != "ClusterRoleBinding" {
+			continue
+		}
+		subjects, _, _ := unstructured.NestedSlice(o.Object, "subjects")
+		for _, s := range subjects {
+			m, _ := s.(map[string]any)
+			if m["kind"] == "ServiceAccount" && m["name"] == name && m["namespace"] == namespace {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// metricsReaderRole returns the ClusterRole of objs that grants exactly GET
+// on the non-resource URL /metrics.
+func metricsReaderRole(t testing.TB, objs []*unstructured.Unstructured) string {
+	t.Helper()
+	want := []rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}}
+	for _, o := range objs {
+		if o.GetKind() != "ClusterRole" {
+			continue
+		}
+		var r rbacv1.ClusterRole
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &r); err != nil {
+			t.Fatal(err)
+		}
+		if cmp.Equal(want, r.Rules) {
+			return r.Name
+		}
+	}
+	return ""
 }
 
 // checkAdmissionPolicy tries, with the controller ServiceAccount's token,
 // what its RBAC allows but the install's ValidatingAdmissionPolicy must
 // refuse: another driver's ResourceSlice, a DeviceClass without the
-// driver's label, deleting a DeviceClass that is not the driver's. The
-// policy takes effect once the API server has loaded it: each try is
-// repeated until refused.
+// driver's label, deleting a DeviceClass that is not the driver's, and
+// labelled DeviceClasses the controller does not build: another name, a
+// selector that does not start with the driver's test or escapes it (||,
+// ?:), no selector, a second selector of its own, opaque config, created
+// or added by an update. The policy takes effect once the API server has
+// loaded it: each try is repeated until refused. Then the classes the
+// controller builds (controller.DeviceClass) are created, updated and
+// deleted with the same token.
 func (tc *testContext) checkAdmissionPolicy(in *driverInstall) {
 	t := tc.t
 	t.Helper()
 	sa := tc.serviceAccountClient(tc.serviceAccountKubeconfig(in.namespace, in.controller.serviceAccount))
+	classes := sa.ResourceV1().DeviceClasses()
 	foreignName := "foreign-" + tc.ns
 	foreign, err := adminClient.ResourceV1().DeviceClasses().Create(tc.ctx, &resourceapi.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: foreignName}}, metav1.CreateOptions{})
 	if err != nil {
@@ -298,12 +487,59 @@ func (tc *testContext) checkAdmissionPolicy(in *driverInstall) {
 	t.Cleanup(func() {
 		_ = adminClient.ResourceV1().DeviceClasses().Delete(context.Background(), foreign.Name, metav1.DeleteOptions{})
 	})
+	id := string(uuid.NewUUID())[:8]
+	// own is a class as the controller builds it, for a feature of its own.
+	own := func(pool string) *resourceapi.DeviceClass {
+		return controller.DeviceClass(config.Feature{Name: pool, Pool: pool,
+			ResourceName: licensedriver.DriverName + "/" + pool, DeviceClassName: pool + "." + licensedriver.DriverName})
+	}
+	deleteClass := func(name string) func(ctx context.Context) error {
+		return func(ctx context.Context) error {
+			return adminClient.ResourceV1().DeviceClasses().Delete(ctx, name, metav1.DeleteOptions{})
+		}
+	}
+	// createClass tries to create own(pool) changed by change.
+	createClass := func(pool string, change func(*resourceapi.DeviceClass)) func(ctx context.Context) error {
+		return func(ctx context.Context) error {
+			c := own(pool)
+			change(c)
+			_, err := classes.Create(ctx, c, metav1.CreateOptions{})
+			return err
+		}
+	}
+	selector := func(expressions ...string) func(*resourceapi.DeviceClass) {
+		return func(c *resourceapi.DeviceClass) {
+			c.Spec.Selectors = nil
+			for _, e := range expressions {
+				c.Spec.Selectors = append(c.Spec.Selectors, resourceapi.DeviceSelector{CEL: &resourceapi.CELDeviceSelector{Expression: e}})
+			}
+		}
+	}
+	const driverTest = `device.driver == "licenses.adminsched.io"`
+	opaque := func(c *resourceapi.DeviceClass) {
+		c.Spec.Config = []resourceapi.DeviceClassConfiguration{{DeviceConfiguration: resourceapi.DeviceConfiguration{Opaque: &resourceapi.OpaqueDeviceConfiguration{
+			Driver: licensedriver.DriverName, Parameters: runtime.RawExtension{Raw: []byte(`{"debug":true}`)},
+		}}}}
+	}
+	// An own class that exists, for the update that adds config.
+	updated := "vap-upd-" + id
+	if _, err := adminClient.ResourceV1().DeviceClasses().Create(tc.ctx, own(updated), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = deleteClass(updated + "." + licensedriver.DriverName)(context.Background()) })
+	const (
+		labelRule    = "DeviceClasses labelled"
+		nameRule     = "DeviceClasses named <pool>.licenses.adminsched.io"
+		selectorRule = "whose every selector"
+		configRule   = "DeviceClasses without spec.config"
+	)
 	for _, try := range []struct {
 		name string
+		want string // the policy's message
 		do   func(ctx context.Context) error
 		undo func(ctx context.Context) error
 	}{
-		{"create a ResourceSlice of driver gpu.example.com", func(ctx context.Context) error {
+		{"create a ResourceSlice of driver gpu.example.com", "ResourceSlices of the driver licenses.adminsched.io", func(ctx context.Context) error {
 			_, err := sa.ResourceV1().ResourceSlices().Create(ctx, &resourceapi.ResourceSlice{
 				ObjectMeta: metav1.ObjectMeta{Name: "gpu-" + tc.ns},
 				Spec: resourceapi.ResourceSliceSpec{Driver: "gpu.example.com", AllNodes: ptr.To(true),
@@ -313,16 +549,52 @@ func (tc *testContext) checkAdmissionPolicy(in *driverInstall) {
 		}, func(ctx context.Context) error {
 			return adminClient.ResourceV1().ResourceSlices().Delete(ctx, "gpu-"+tc.ns, metav1.DeleteOptions{})
 		}},
-		{"create a DeviceClass without the driver's label", func(ctx context.Context) error {
-			_, err := sa.ResourceV1().DeviceClasses().Create(ctx, &resourceapi.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "unlabelled-" + tc.ns}}, metav1.CreateOptions{})
+		{"create a DeviceClass without the driver's label", labelRule, func(ctx context.Context) error {
+			_, err := classes.Create(ctx, &resourceapi.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: "unlabelled-" + tc.ns}}, metav1.CreateOptions{})
 			return err
-		}, func(ctx context.Context) error {
-			return adminClient.ResourceV1().DeviceClasses().Delete(ctx, "unlabelled-"+tc.ns, metav1.DeleteOptions{})
-		}},
-		{"delete a DeviceClass that is not the driver's", func(ctx context.Context) error {
-			return sa.ResourceV1().DeviceClasses().Delete(ctx, foreignName, metav1.DeleteOptions{})
+		}, deleteClass("unlabelled-" + tc.ns)},
+		{"delete a DeviceClass that is not the driver's", labelRule, func(ctx context.Context) error {
+			return classes.Delete(ctx, foreignName, metav1.DeleteOptions{})
 		}, func(ctx context.Context) error {
 			_, err := adminClient.ResourceV1().DeviceClasses().Create(ctx, &resourceapi.DeviceClass{ObjectMeta: metav1.ObjectMeta{Name: foreignName}}, metav1.CreateOptions{})
+			return err
+		}},
+		{"create a labelled DeviceClass named otherwise", nameRule,
+			createClass("vap-name-"+id, func(c *resourceapi.DeviceClass) { c.Name = "gpu-" + id + ".example.com" }),
+			deleteClass("gpu-" + id + ".example.com")},
+		{"create a labelled DeviceClass selecting another driver", selectorRule,
+			createClass("vap-gpu-"+id, selector(`device.driver == "gpu.example.com"`)),
+			deleteClass("vap-gpu-" + id + "." + licensedriver.DriverName)},
+		{"create a labelled DeviceClass whose selector escapes the driver's test with ||", selectorRule,
+			createClass("vap-or-"+id, selector(driverTest+" || true")),
+			deleteClass("vap-or-" + id + "." + licensedriver.DriverName)},
+		{"create a labelled DeviceClass whose selector escapes the driver's test with ?:", selectorRule,
+			createClass("vap-cond-"+id, selector(driverTest+" && false ? false : true")),
+			deleteClass("vap-cond-" + id + "." + licensedriver.DriverName)},
+		{"create a labelled DeviceClass without a selector", selectorRule,
+			createClass("vap-none-"+id, selector()),
+			deleteClass("vap-none-" + id + "." + licensedriver.DriverName)},
+		{"create a labelled DeviceClass with a second selector of its own", selectorRule,
+			createClass("vap-two-"+id, selector(driverTest, "true")),
+			deleteClass("vap-two-" + id + "." + licensedriver.DriverName)},
+		{"create a labelled DeviceClass with opaque config", configRule,
+			createClass("vap-config-"+id, opaque),
+			deleteClass("vap-config-" + id + "." + licensedriver.DriverName)},
+		{"add opaque config to a class of the driver's", configRule, func(ctx context.Context) error {
+			c, err := classes.Get(ctx, updated+"."+licensedriver.DriverName, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			opaque(c)
+			_, err = classes.Update(ctx, c, metav1.UpdateOptions{})
+			return err
+		}, func(ctx context.Context) error {
+			c, err := adminClient.ResourceV1().DeviceClasses().Get(ctx, updated+"."+licensedriver.DriverName, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			c.Spec.Config = nil
+			_, err = adminClient.ResourceV1().DeviceClasses().Update(ctx, c, metav1.UpdateOptions{})
 			return err
 		}},
 	} {
@@ -335,10 +607,28 @@ func (tc *testContext) checkAdmissionPolicy(in *driverInstall) {
 				return false, try.undo(ctx)
 			}
 			last = err.Error()
-			return apierrors.IsForbidden(err) && strings.Contains(last, "ValidatingAdmissionPolicy"), nil
+			return apierrors.IsForbidden(err) && strings.Contains(last, "ValidatingAdmissionPolicy") && strings.Contains(last, try.want), nil
 		})
 		if err != nil {
-			t.Errorf("the controller's ServiceAccount tried to %s: %s, want it refused by a ValidatingAdmissionPolicy (%v)", try.name, last, err)
+			t.Errorf("the controller's ServiceAccount tried to %s: %s, want it refused by a ValidatingAdmissionPolicy saying %q (%v)", try.name, last, try.want, err)
+		}
+	}
+
+	// What the controller does to its own classes, admitted.
+	mine := own("vap-own-" + id)
+	if _, err := classes.Create(tc.ctx, mine, metav1.CreateOptions{}); err != nil {
+		t.Errorf("the controller's ServiceAccount could not create a DeviceClass as the controller builds it (%s): %v", mine.Spec.Selectors[0].CEL.Expression, err)
+	} else {
+		c, err := classes.Get(tc.ctx, mine.Name, metav1.GetOptions{})
+		if err == nil {
+			c.Spec.ExtendedResourceName = ptr.To(licensedriver.DriverName + "/vap-renamed-" + id)
+			_, err = classes.Update(tc.ctx, c, metav1.UpdateOptions{})
+		}
+		if err != nil {
+			t.Errorf("the controller's ServiceAccount could not update its DeviceClass %s: %v", mine.Name, err)
+		}
+		if err := classes.Delete(tc.ctx, mine.Name, metav1.DeleteOptions{}); err != nil {
+			t.Errorf("the controller's ServiceAccount could not delete its DeviceClass %s: %v", mine.Name, err)
 		}
 	}
 }
@@ -399,11 +689,16 @@ func (tc *testContext) checkKubeletPlugin(in *driverInstall, configPath string, 
 		t.Fatal(err)
 	}
 	hostPaths := []string{"--plugin-data-dir", "--registrar-dir", "--cdi-dir"}
+	healthPort, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
 	args := tc.driverArgs(in, in.plugin, configPath, map[string]string{
 		"--kubeconfig":      tc.serviceAccountKubeconfig(in.namespace, in.plugin.serviceAccount),
 		"--plugin-data-dir": pluginDir,
 		"--registrar-dir":   registrar,
 		"--cdi-dir":         cdi,
+		"--health-address":  fmt.Sprintf("127.0.0.1:%d", healthPort),
 	}, hostPaths...)
 	podUID := "0b6e1f52-license-driver-test"
 	proc := tc.runDriver("license-driver-kubelet-plugin", tc.driverEnv(in, in.plugin, map[string]string{
@@ -424,13 +719,37 @@ func (tc *testContext) checkKubeletPlugin(in *driverInstall, configPath string, 
 	if err != nil {
 		t.Fatalf("waiting for the kubelet plugin's registration socket in %s: %v", registrar, err)
 	}
-	info, err := registerapi.NewRegistrationClient(dialUnix(t, regSocket)).GetInfo(tc.ctx, &registerapi.InfoRequest{})
+	registration := registerapi.NewRegistrationClient(dialUnix(t, regSocket))
+	info, err := registration.GetInfo(tc.ctx, &registerapi.InfoRequest{})
 	if err != nil {
 		t.Fatalf("GetInfo on %s: %v", regSocket, err)
 	}
 	if info.Name != licensedriver.DriverName || !strings.HasPrefix(info.Endpoint, pluginDir+"/") {
 		t.Fatalf("GetInfo: driver %q at %q, want %q in %s", info.Name, info.Endpoint, licensedriver.DriverName, pluginDir)
 	}
+	// The DaemonSet's probes: live once the sockets answer, ready once the
+	// kubelet has registered the plugin.
+	health := healthpb.NewHealthClient(dialTCP(t, fmt.Sprintf("127.0.0.1:%d", healthPort)))
+	waitHealth := func(service string, want healthpb.HealthCheckResponse_ServingStatus) {
+		t.Helper()
+		var last string
+		err := wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(ctx context.Context) (bool, error) {
+			resp, err := health.Check(ctx, &healthpb.HealthCheckRequest{Service: service})
+			last = fmt.Sprintf("%v %v", resp.GetStatus(), err)
+			return err == nil && resp.GetStatus() == want, nil
+		})
+		if err != nil {
+			t.Errorf("the kubelet plugin's health of %q: %s, want %v", service, last, want)
+		}
+	}
+	waitHealth(node.HealthLiveness, healthpb.HealthCheckResponse_SERVING)
+	if resp, err := health.Check(tc.ctx, &healthpb.HealthCheckRequest{Service: node.HealthReadiness}); err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_NOT_SERVING {
+		t.Errorf("the kubelet plugin's readiness before the kubelet registered it: %v %v, want NOT_SERVING", resp.GetStatus(), err)
+	}
+	if _, err := registration.NotifyRegistrationStatus(tc.ctx, &registerapi.RegistrationStatus{PluginRegistered: true}); err != nil {
+		t.Fatalf("NotifyRegistrationStatus: %v", err)
+	}
+	waitHealth(node.HealthReadiness, healthpb.HealthCheckResponse_SERVING)
 	var draSocket string
 	err = wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(context.Context) (bool, error) {
 		_, err := os.Stat(info.Endpoint)
@@ -473,6 +792,16 @@ func (tc *testContext) checkKubeletPlugin(in *driverInstall, configPath string, 
 	if _, err := os.Stat(regSocket); !os.IsNotExist(err) {
 		t.Errorf("after SIGTERM, the registration socket %s: %v, want it removed", regSocket, err)
 	}
+}
+
+func dialTCP(t testing.TB, address string) *grpc.ClientConn {
+	t.Helper()
+	conn, err := grpc.NewClient(address, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatalf("dial %s: %v", address, err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
 }
 
 func dialUnix(t testing.TB, socket string) *grpc.ClientConn {

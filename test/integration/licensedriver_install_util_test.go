@@ -18,10 +18,13 @@ package integration
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -51,6 +54,13 @@ type driverPod struct {
 	volumes               []v1.Volume
 	// template is the whole pod template.
 	template v1.PodTemplateSpec
+	// config is the configuration its --config names.
+	config *driverConfig
+}
+
+// driverConfig is a ConfigMap key that holds a LicenseDriverConfiguration.
+type driverConfig struct {
+	configMap, key, data string
 }
 
 // driverInstall is the license driver's objects, rendered from a
@@ -58,22 +68,19 @@ type driverPod struct {
 type driverInstall struct {
 	source string
 	objs   []*unstructured.Unstructured
-	// namespace holds the ConfigMap, the workloads and their
+	// namespace holds the ConfigMaps, the workloads and their
 	// ServiceAccounts.
-	namespace string
-	// configMap, configKey: the ConfigMap and key of the driver's config.
-	configMap, configKey string
-	configData           string
-	controller, plugin   driverPod
+	namespace          string
+	controller, plugin driverPod
 }
 
-// readDriverObjects finds the driver's ConfigMap (the one whose key holds a
-// LicenseDriverConfiguration), its controller Deployment and its
+// readDriverObjects finds the driver's controller Deployment and its
 // kubelet-plugin DaemonSet in objs, which may hold other objects (the
-// chart's scheduler).
+// chart's scheduler), and the ConfigMap key each one's --config names.
 func readDriverObjects(t testing.TB, source string, objs []*unstructured.Unstructured) *driverInstall {
 	t.Helper()
 	in := &driverInstall{source: source, objs: objs}
+	configs := map[string]*driverConfig{} // by "<ConfigMap>/<key>"
 	podOf := func(kind string, meta metav1.ObjectMeta, template v1.PodTemplateSpec, containerName string) driverPod {
 		spec := template.Spec
 		p := driverPod{kind: kind, name: meta.Name, namespace: meta.Namespace, serviceAccount: spec.ServiceAccountName, volumes: spec.Volumes, template: template}
@@ -100,7 +107,7 @@ func readDriverObjects(t testing.TB, source string, objs []*unstructured.Unstruc
 			}
 			for key, data := range cm.Data {
 				if strings.Contains(data, "kind: "+config.Kind) {
-					in.configMap, in.configKey, in.configData, in.namespace = cm.Name, key, data, cm.Namespace
+					configs[cm.Name+"/"+key] = &driverConfig{configMap: cm.Name, key: key, data: data}
 				}
 			}
 		case "Deployment", "DaemonSet":
@@ -129,31 +136,57 @@ func readDriverObjects(t testing.TB, source string, objs []*unstructured.Unstruc
 			}
 		}
 	}
-	if in.configMap == "" {
-		t.Fatalf("%s has no ConfigMap holding a %s", source, config.Kind)
-	}
 	if in.controller.name == "" {
 		t.Fatalf("%s has no Deployment running `license-driver controller`", source)
 	}
 	if in.plugin.name == "" {
 		t.Fatalf("%s has no DaemonSet running `license-driver kubelet-plugin`", source)
 	}
-	for _, p := range []driverPod{in.controller, in.plugin} {
+	in.namespace = in.controller.namespace
+	for _, p := range []*driverPod{&in.controller, &in.plugin} {
 		if p.namespace != in.namespace {
-			t.Errorf("%s: %s %s is in %q, its ConfigMap %s in %q", source, p.kind, p.name, p.namespace, in.configMap, in.namespace)
+			t.Errorf("%s: %s %s is in %q, the controller in %q", source, p.kind, p.name, p.namespace, in.namespace)
 		}
+		p.config = configOf(t, source, *p, configs)
 	}
 	return in
 }
 
-// loadConfig writes the ConfigMap's config to a file, as its volume would,
-// and loads it as the binary does.
-func (tc *testContext) loadDriverConfig(in *driverInstall) (string, *config.Configuration) {
+// configOf returns the ConfigMap key that p's --config names, through the
+// volume mounted at its directory.
+func configOf(t testing.TB, source string, p driverPod, configs map[string]*driverConfig) *driverConfig {
+	t.Helper()
+	var path string
+	for _, a := range append(append([]string{}, p.container.Command...), p.container.Args...) {
+		if v, ok := strings.CutPrefix(a, "--config="); ok {
+			path = v
+		}
+	}
+	dir, key := filepath.Split(path)
+	for _, m := range p.container.VolumeMounts {
+		if m.MountPath != strings.TrimSuffix(dir, "/") {
+			continue
+		}
+		for _, v := range p.volumes {
+			if v.Name == m.Name && v.ConfigMap != nil {
+				if c := configs[v.ConfigMap.Name+"/"+key]; c != nil {
+					return c
+				}
+			}
+		}
+	}
+	t.Fatalf("%s: %s %s: --config=%s is no key of a mounted ConfigMap holding a %s", source, p.kind, p.name, path, config.Kind)
+	return nil
+}
+
+// loadDriverConfig writes c's config to a file, as its volume would, and
+// loads it as the binary does.
+func (tc *testContext) loadDriverConfig(in *driverInstall, c *driverConfig) (string, *config.Configuration) {
 	tc.t.Helper()
-	path := tc.writeFile("license-driver-"+in.configKey, in.configData)
+	path := tc.writeFile("license-driver-"+c.configMap+"-"+c.key, c.data)
 	cfg, err := config.Load(path)
 	if err != nil {
-		tc.t.Fatalf("%s: the ConfigMap's %s: %v", in.source, in.configKey, err)
+		tc.t.Fatalf("%s: the ConfigMap %s's %s: %v", in.source, c.configMap, c.key, err)
 	}
 	return path, cfg
 }
@@ -194,8 +227,8 @@ func (tc *testContext) driverArgs(in *driverInstall, p driverPod, configPath str
 		switch {
 		case flag == "--config":
 			m, v, ok := mountOf(value)
-			if !ok || v.ConfigMap == nil || v.ConfigMap.Name != in.configMap || value != m.MountPath+"/"+in.configKey {
-				tc.t.Errorf("%s: %s %s: --config=%s is not the key %s of the ConfigMap %s where the container mounts it", in.source, p.kind, p.name, value, in.configKey, in.configMap)
+			if !ok || v.ConfigMap == nil || v.ConfigMap.Name != p.config.configMap || value != m.MountPath+"/"+p.config.key {
+				tc.t.Errorf("%s: %s %s: --config=%s is not the key %s of the ConfigMap %s where the container mounts it", in.source, p.kind, p.name, value, p.config.key, p.config.configMap)
 			}
 			args[i] = "--config=" + configPath
 		case slices.Contains(hostPaths, flag):
@@ -280,32 +313,49 @@ func (tc *testContext) runDriver(name string, env []string, args ...string) *sch
 	return p
 }
 
-// checkHealthz calls GET /healthz on the controller's plain HTTP address,
-// as the Deployment's probes do, and expects 200.
+// checkHealthz calls GET /healthz on the controller's secure port without
+// credentials, as the Deployment's probes do, and expects 200.
 func checkHealthz(t testing.TB, ctx context.Context, proc *schedulerProcess, port int) {
 	t.Helper()
-	client := &http.Client{Timeout: 5 * time.Second}
 	var last string
 	err := wait.PollUntilContextTimeout(ctx, pollInterval, waitTimeout, true, func(ctx context.Context) (bool, error) {
 		if proc.exited() {
 			return false, fmt.Errorf("%s exited", proc.name)
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/healthz", port), nil)
-		if err != nil {
-			return false, err
-		}
-		resp, err := client.Do(req)
+		code, _, err := httpsGet(ctx, port, "/healthz", "")
 		if err != nil {
 			last = err.Error()
 			return false, nil
 		}
-		defer resp.Body.Close()
-		last = resp.Status
-		return resp.StatusCode == http.StatusOK, nil
+		last = fmt.Sprint(code)
+		return code == http.StatusOK, nil
 	})
 	if err != nil {
 		t.Errorf("GET /healthz of %s: %v (last: %s)", proc.name, err, last)
 	}
+}
+
+// httpsGet GETs path on the secure port of 127.0.0.1 with a bearer token
+// (none if empty), as Prometheus does, not verifying the self-signed
+// certificate; it returns the status code and the body.
+func httpsGet(ctx context.Context, port int, path, token string) (int, string, error) {
+	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, // the driver's self-signed serving cert
+	}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("https://127.0.0.1:%d%s", port, path), nil)
+	if err != nil {
+		return 0, "", err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(body), err
 }
 
 // scope is where a permission holds: "cluster", or a namespace.
@@ -370,11 +420,14 @@ func grantsOf(t testing.TB, objs []*unstructured.Unstructured, namespace, sa str
 		var ok bool
 		if b.RoleRef.Kind == "ClusterRole" {
 			rules, ok = clusterRoles[b.RoleRef.Name]
+			if !ok && slices.Contains(builtinDriverRoles, b.RoleRef.Name) {
+				rules, ok = builtinClusterRole(t, b.RoleRef.Name), true
+			}
 		} else {
 			rules, ok = roles[b.Namespace+"/"+b.RoleRef.Name]
 		}
 		if !ok {
-			t.Fatalf("%s %s binds %s/%s to %s %s, which is not among the objects", o.GetKind(), b.Name, namespace, sa, b.RoleRef.Kind, b.RoleRef.Name)
+			t.Fatalf("%s %s binds %s/%s to %s %s, which is not among the objects nor a built-in role the driver uses", o.GetKind(), b.Name, namespace, sa, b.RoleRef.Kind, b.RoleRef.Name)
 		}
 		for _, p := range permissions(t, rules) {
 			out = append(out, scopedPermission{scope: scope, permission: p})
@@ -382,6 +435,22 @@ func grantsOf(t testing.TB, objs []*unstructured.Unstructured, namespace, sa str
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
 	return out
+}
+
+// builtinDriverRoles are the built-in ClusterRoles the driver binds:
+// system:auth-delegator, for the controller's secure port (TokenReview and
+// SubjectAccessReview).
+var builtinDriverRoles = []string{"system:auth-delegator"}
+
+// builtinClusterRole returns the rules of a built-in ClusterRole as the API
+// server serves them.
+func builtinClusterRole(t testing.TB, name string) []rbacv1.PolicyRule {
+	t.Helper()
+	r, err := adminClient.RbacV1().ClusterRoles().Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the built-in ClusterRole %s: %v", name, err)
+	}
+	return r.Rules
 }
 
 // freeSeat is a seat of a pool that a new claim can be allocated.
