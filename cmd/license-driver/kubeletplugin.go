@@ -27,7 +27,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
 
+	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/node"
 )
 
@@ -69,6 +71,12 @@ func runKubeletPlugin(ctx context.Context, f kubeletPluginFlags) error {
 	cfg, err := loadConfig(f.configFile)
 	if err != nil {
 		return err
+	}
+	if src := licenseSource(cfg); src != "" {
+		// It runs on every node: a server's address or an http URL with
+		// a password has no business there.
+		klog.FromContext(ctx).Info("Warning: the configuration holds a license source, which the kubelet plugin does not read; give it a configuration without one (manifests/license-driver/configmap.yaml, license-driver-kubelet-plugin-config)",
+			"config", f.configFile, "source", src)
 	}
 	if err := f.checkDirs(); err != nil {
 		return err
@@ -118,4 +126,16 @@ func (f kubeletPluginFlags) checkDirs() error {
 		return fmt.Errorf("--registrar-dir %q: not a directory", f.registrarDir)
 	}
 	return nil
+}
+
+// licenseSource names the source of c that reads a license server, ""
+// for none (static, the kubelet plugin's placeholder).
+func licenseSource(c *config.Configuration) string {
+	switch {
+	case c.Source.LMStat != nil:
+		return "lmstat"
+	case c.Source.HTTP != nil:
+		return "http"
+	}
+	return ""
 }

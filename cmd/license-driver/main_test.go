@@ -123,12 +123,15 @@ func TestCommand(t *testing.T) {
 	bad := writeFile(t, "bad.yaml", strings.ReplaceAll(staticConfig, "%SEATS%", "-1"))
 	missing := filepath.Join(t.TempDir(), "no-such-config.yaml")
 	kubeconfig := writeFile(t, "kubeconfig", unreachableKubeconfig)
+	withSource := writeFile(t, "with-source.yaml", strings.ReplaceAll(strings.ReplaceAll(staticConfig, "static: {}", "http: {url: \"https://reader:s3cret@licstat.example.com/f.json\"}"), "seats: %SEATS%", "seats: 3"))
 	for _, tc := range []struct {
 		name string
 		args []string
 		code int
 		// stdout and stderr must hold each of these.
 		stdout, stderr []string
+		// stderr must hold none of these.
+		notStderr []string
 	}{
 		{
 			name:   "no subcommand prints the help",
@@ -242,10 +245,18 @@ func TestCommand(t *testing.T) {
 			stderr: []string{`--cdi-dir \"var/run/cdi\": must be an absolute path`},
 		},
 		{
-			name:   "kubelet-plugin: missing --registrar-dir",
-			args:   []string{"kubelet-plugin", "--config=" + good, "--kubeconfig=" + kubeconfig, "--registrar-dir=" + missing},
-			code:   1,
-			stderr: []string{"--registrar-dir", missing, "no such file or directory"},
+			name:      "kubelet-plugin: missing --registrar-dir",
+			args:      []string{"kubelet-plugin", "--config=" + good, "--kubeconfig=" + kubeconfig, "--registrar-dir=" + missing},
+			code:      1,
+			stderr:    []string{"--registrar-dir", missing, "no such file or directory"},
+			notStderr: []string{"license source"}, // the static source is no license server
+		},
+		{
+			name:      "kubelet-plugin: a configuration with a license source",
+			args:      []string{"kubelet-plugin", "--config=" + withSource, "--kubeconfig=" + kubeconfig, "--registrar-dir=" + missing},
+			code:      1,
+			stderr:    []string{"the configuration holds a license source, which the kubelet plugin does not read", `source="http"`},
+			notStderr: []string{"s3cret"},
 		},
 		{
 			name:   "kubelet-plugin: bad --health-address",
@@ -278,6 +289,11 @@ func TestCommand(t *testing.T) {
 			for _, want := range tc.stderr {
 				if !strings.Contains(stderr, want) {
 					t.Errorf("stderr does not hold %q:\n%s", want, stderr)
+				}
+			}
+			for _, deny := range tc.notStderr {
+				if strings.Contains(stderr, deny) {
+					t.Errorf("stderr holds %q:\n%s", deny, stderr)
 				}
 			}
 		})
