@@ -74,7 +74,7 @@ func newControllerCommand() *cobra.Command {
 	fs.DurationVar(&f.leaseDuration, "leader-elect-lease-duration", 15*time.Second, "How long a non-leader waits after the last renewal before taking over.")
 	fs.DurationVar(&f.renewDeadline, "leader-elect-renew-deadline", 10*time.Second, "How long the leader retries renewing before it gives up (and exits).")
 	fs.DurationVar(&f.retryPeriod, "leader-elect-retry-period", 2*time.Second, "How long to wait between tries to acquire or renew.")
-	fs.StringVar(&f.httpAddress, "http-address", ":8080", "Address of /metrics and /healthz; empty: no server.")
+	fs.StringVar(&f.httpAddress, "http-address", "127.0.0.1:8080", "Address of plain-HTTP /metrics and /healthz, loopback by default (the manifests serve them on --secure-port instead); empty: no server.")
 	_ = cmd.MarkFlagRequired("config")
 	return cmd
 }

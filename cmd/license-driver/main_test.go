@@ -335,7 +335,7 @@ func TestCommandTree(t *testing.T) {
 			"leader-elect-lease-duration":     "15s",
 			"leader-elect-renew-deadline":     "10s",
 			"leader-elect-retry-period":       "2s",
-			"http-address":                    ":8080",
+			"http-address":                    "127.0.0.1:8080",
 			// Off unless asked (the manifests ask); bearer tokens only.
 			"secure-port":                      "0",
 			"authentication-skip-lookup":       "true",
