@@ -48,8 +48,8 @@ func checkLicenses(t *testing.T, runs []report.Run, progress string) {
 		}
 	}
 	want := []stepCounts{
-		{"licenses: MATLAB checked out elsewhere 2", 8, 2},
-		{"licenses: MATLAB checked out elsewhere 0", 10, 0},
+		{"set MATLAB seats checked out elsewhere from 4 to 2", 8, 2},
+		{"set MATLAB seats checked out elsewhere from 2 to 0", 10, 0},
 	}
 	for _, run := range runs {
 		if diff := cmp.Diff(want, countSteps(run)); diff != "" {
@@ -130,7 +130,7 @@ func checkSharedSeats(t *testing.T, runs []report.Run, progress string) {
 	if !strings.Contains(progress, "scheduled 2/4 pods, 2 unschedulable\n") {
 		t.Errorf("the progress never said 2 of 4 pods were scheduled and 2 unschedulable")
 	}
-	want := []stepCounts{{"licenses: MATLAB checked out elsewhere 1", 3, 1}}
+	want := []stepCounts{{"set MATLAB seats checked out elsewhere from 2 to 1", 3, 1}}
 	if diff := cmp.Diff(want, countSteps(runs[0])); diff != "" {
 		t.Errorf("pods bound and waiting after each step (-want +got):\n%s", diff)
 	}

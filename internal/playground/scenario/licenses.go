@@ -69,6 +69,9 @@ type LicensesStep struct {
 	Feature string `json:"feature"`
 	// CheckedOutElsewhere is the new number, from 0 to the feature's seats.
 	CheckedOutElsewhere *int32 `json:"checkedOutElsewhere"`
+
+	// from is the number before the step, which the plan knows.
+	from *int32
 }
 
 // DriverConfiguration is the license driver's configuration for l,
@@ -206,5 +209,33 @@ func validateLicensesStep(st *LicensesStep, l *Licenses, p *field.Path) field.Er
 
 // String is the step as its progress line shows it.
 func (st *LicensesStep) String() string {
-	return fmt.Sprintf("licenses: %s checked out elsewhere %d", st.Feature, ptr.Deref(st.CheckedOutElsewhere, 0))
+	to := ptr.Deref(st.CheckedOutElsewhere, 0)
+	if st.from == nil {
+		return fmt.Sprintf("set %s seats checked out elsewhere to %d", st.Feature, to)
+	}
+	return fmt.Sprintf("set %s seats checked out elsewhere from %d to %d", st.Feature, *st.from, to)
+}
+
+// withFrom returns the licenses steps of steps with the number each
+// changes from, after l's start and the steps before; the others as they
+// are.
+func withFrom(steps []Step, l *Licenses) []Step {
+	if l == nil {
+		return steps
+	}
+	now := map[string]int32{}
+	for _, f := range l.Features {
+		now[f.Name] = ptr.Deref(f.CheckedOutElsewhere, 0)
+	}
+	out := make([]Step, len(steps))
+	for i, st := range steps {
+		if st.Licenses != nil {
+			c := *st.Licenses
+			c.from = ptr.To(now[c.Feature])
+			now[c.Feature] = ptr.Deref(c.CheckedOutElsewhere, 0)
+			st.Licenses = &c
+		}
+		out[i] = st
+	}
+	return out
 }

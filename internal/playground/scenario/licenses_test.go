@@ -44,6 +44,7 @@ licenses:
 steps:
   - licenses: {feature: MATLAB, checkedOutElsewhere: 2}
   - licenses: {feature: Distrib_Computing_Toolbox, checkedOutElsewhere: 0}
+  - licenses: {feature: MATLAB, checkedOutElsewhere: 3}
 `
 	plan, err := Decode("s.yaml", []byte(data), nil)
 	if err != nil {
@@ -78,8 +79,16 @@ steps:
 	for _, st := range plan.Steps {
 		steps = append(steps, st.String())
 	}
-	if diff := cmp.Diff([]string{"licenses: MATLAB checked out elsewhere 2", "licenses: Distrib_Computing_Toolbox checked out elsewhere 0"}, steps); diff != "" {
+	wantSteps := []string{
+		"set MATLAB seats checked out elsewhere from 4 to 2",
+		"set Distrib_Computing_Toolbox seats checked out elsewhere from 0 to 0",
+		"set MATLAB seats checked out elsewhere from 2 to 3",
+	}
+	if diff := cmp.Diff(wantSteps, steps); diff != "" {
 		t.Errorf("steps (-want +got):\n%s", diff)
+	}
+	if got := plan.Scenario.Steps[0].String(); got != "set MATLAB seats checked out elsewhere to 2" {
+		t.Errorf("the scenario's own step: %q, want it as written (the plan's copy knows where it starts)", got)
 	}
 
 	// More seats than the driver's default maxSeats: the configuration

@@ -85,7 +85,7 @@ func compile(s *Scenario, objects []decoded, schedulerNames []string) (*Plan, er
 		apiVersions[d.key()] = u.GetAPIVersion()
 		p.Objects = append(p.Objects, u)
 	}
-	for _, st := range s.Steps {
+	for _, st := range withFrom(s.Steps, s.Licenses) {
 		ref := st.Scale.objectRef()
 		if st.Delete != nil {
 			ref = st.Delete
