@@ -19,6 +19,9 @@ package integration
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,6 +31,51 @@ import (
 
 // monitoringOn renders the dashboard ConfigMap and the PrometheusRule.
 var monitoringOn = []string{"--set", "monitoring.dashboard.enabled=true", "--set", "monitoring.prometheusRule.enabled=true"}
+
+// licenseDriverAlerts are the alerts on the license driver's metrics, in
+// the order the chart renders them, after the scheduler's.
+var licenseDriverAlerts = []string{"LicenseSeatHeldTwice", "LicenseFeatureOverLimit", "LicenseSourceStale"}
+
+// licenseDriverMetricsFile defines the license driver controller's metrics.
+const licenseDriverMetricsFile = "../../internal/licensedriver/controller/metrics.go"
+
+// licenseDriverMetrics returns the names of the metrics the license driver
+// controller defines, read from its source: <subsystem>_<Name> of each
+// metric there. TestMetrics checks the scheduler's alerts against a scrape
+// of the scheduler; the driver's alarm gauges have no series until an alarm
+// is raised, so its alerts are checked against the definitions.
+func licenseDriverMetrics(t testing.TB) []string {
+	t.Helper()
+	data, err := os.ReadFile(licenseDriverMetricsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := regexp.MustCompile(`(?m)^const subsystem = "([a-z_]+)"$`).FindSubmatch(data)
+	if sub == nil {
+		t.Fatalf("%s: no const subsystem", licenseDriverMetricsFile)
+	}
+	var names []string
+	for _, m := range regexp.MustCompile(`Subsystem:\s+subsystem,\s+Name:\s+"([a-z_]+)"`).FindAllSubmatch(data, -1) {
+		names = append(names, string(sub[1])+"_"+string(m[1]))
+	}
+	if len(names) == 0 {
+		t.Fatalf("%s: no metric definition found", licenseDriverMetricsFile)
+	}
+	return names
+}
+
+// ruleAlerts returns the alerts of a PrometheusRule, in order.
+func ruleAlerts(rule *unstructured.Unstructured) []map[string]any {
+	var out []map[string]any
+	groups, _, _ := unstructured.NestedSlice(rule.Object, "spec", "groups")
+	for _, g := range groups {
+		rules, _, _ := unstructured.NestedSlice(g.(map[string]any), "rules")
+		for _, x := range rules {
+			out = append(out, x.(map[string]any))
+		}
+	}
+	return out
+}
 
 // TestDashboardPromQLSelectors holds the tokenizer that the series check
 // relies on to what PromQL means: the metric names and matchers of each
@@ -250,8 +298,12 @@ func TestDashboardChart(t *testing.T) {
 			t.Errorf("the ConfigMap's dashboard differs from %s (-file, +ConfigMap):\n%s", dashboardFile, diff)
 		}
 	})
-	t.Run("PrometheusRule", func(t *testing.T) {
-		_, r := kinds(renderChart(t, ns, append(monitoringOn, "--set", "monitoring.prometheusRule.labels.release=prometheus")...))
+	// checkRule checks the one PrometheusRule of r and its alerts: each
+	// with every field, a runbook of doc/monitoring.md and the job of the
+	// ServiceMonitor that scrapes its metrics (the license driver's for
+	// its alerts, whose metrics must be the driver's).
+	checkRule := func(t *testing.T, r []*unstructured.Unstructured, want []string) {
+		t.Helper()
 		if len(r) != 1 {
 			t.Fatalf("%d PrometheusRules, want 1", len(r))
 		}
@@ -260,35 +312,70 @@ func TestDashboardChart(t *testing.T) {
 			t.Errorf("PrometheusRule %s in %q, labels %v: want monitoring.coreos.com/v1 in %s with release=prometheus", rule.GetAPIVersion(), rule.GetNamespace(), rule.GetLabels(), ns)
 		}
 		doc := readMonitoringDoc(t)
+		driverMetrics := licenseDriverMetrics(t)
 		var names []string
-		groups, _, _ := unstructured.NestedSlice(rule.Object, "spec", "groups")
-		for _, g := range groups {
-			rules, _, _ := unstructured.NestedSlice(g.(map[string]any), "rules")
-			for _, x := range rules {
-				a := x.(map[string]any)
-				name, _ := a["alert"].(string)
-				names = append(names, name)
-				for _, field := range [][]string{{"expr"}, {"for"}, {"labels", "severity"}, {"annotations", "summary"}, {"annotations", "description"}, {"annotations", "runbook_url"}} {
-					if v, _, _ := unstructured.NestedString(a, field...); strings.TrimSpace(v) == "" {
-						t.Errorf("alert %q has no %s", name, strings.Join(field, "."))
-					}
-				}
-				if _, err := selectors(a["expr"].(string)); err != nil {
-					t.Errorf("alert %q: %v", name, err)
-				}
-				if !strings.Contains(a["expr"].(string), `job="adminsched-scheduler-metrics"`) {
-					t.Errorf("alert %q: %s does not select the ServiceMonitor's job", name, a["expr"])
-				}
-				url, _, _ := unstructured.NestedString(a, "annotations", "runbook_url")
-				anchor, _ := strings.CutPrefix(url, "https://github.com/adminsched/scheduler-plugins/blob/main/doc/monitoring.md#")
-				if anchor == url || !strings.Contains(doc, "\n### "+anchorTitle(anchor)) {
-					t.Errorf("alert %q: runbook_url %s has no section of doc/monitoring.md", name, url)
+		for _, a := range ruleAlerts(rule) {
+			name, _ := a["alert"].(string)
+			names = append(names, name)
+			for _, field := range [][]string{{"expr"}, {"for"}, {"labels", "severity"}, {"annotations", "summary"}, {"annotations", "description"}, {"annotations", "runbook_url"}} {
+				if v, _, _ := unstructured.NestedString(a, field...); strings.TrimSpace(v) == "" {
+					t.Errorf("alert %q has no %s", name, strings.Join(field, "."))
 				}
 			}
+			expr, _ := a["expr"].(string)
+			sels, err := selectors(expr)
+			if err != nil {
+				t.Errorf("alert %q: %v", name, err)
+			}
+			job := `job="adminsched-scheduler-metrics"`
+			if slices.Contains(licenseDriverAlerts, name) {
+				job = `job="adminsched-scheduler-license-driver-metrics"`
+				for _, sel := range sels {
+					if !slices.Contains(driverMetrics, sel.metric) {
+						t.Errorf("alert %q: %s is not a metric of %s %v", name, sel.metric, licenseDriverMetricsFile, driverMetrics)
+					}
+				}
+			}
+			if len(sels) == 0 {
+				t.Errorf("alert %q: no metric in %s", name, expr)
+			}
+			for _, sel := range sels {
+				if !strings.Contains(sel.String(), job) {
+					t.Errorf("alert %q: %s does not select the ServiceMonitor's %s", name, sel, job)
+				}
+			}
+			url, _, _ := unstructured.NestedString(a, "annotations", "runbook_url")
+			anchor, _ := strings.CutPrefix(url, "https://github.com/adminsched/scheduler-plugins/blob/main/doc/monitoring.md#")
+			if anchor == url || !strings.Contains(doc, "\n### "+anchorTitle(anchor)) {
+				t.Errorf("alert %q: runbook_url %s has no section of doc/monitoring.md", name, url)
+			}
 		}
-		want := []string{"PlacementPolicyHoldingPods", "MaintenanceRetriesPilingUp", "PodsUnschedulableByPlugin", "SchedulingErrors"}
 		if diff := cmp.Diff(want, names); diff != "" {
 			t.Errorf("alerts (-want, +got):\n%s", diff)
+		}
+	}
+	schedulerAlerts := []string{"PlacementPolicyHoldingPods", "MaintenanceRetriesPilingUp", "PodsUnschedulableByPlugin", "SchedulingErrors"}
+	t.Run("PrometheusRule", func(t *testing.T) {
+		_, r := kinds(renderChart(t, ns, append(monitoringOn, "--set", "monitoring.prometheusRule.labels.release=prometheus")...))
+		checkRule(t, r, schedulerAlerts)
+	})
+	// The license driver's alerts render with the driver, after the
+	// scheduler's, and only with the PrometheusRule.
+	t.Run("license driver alerts", func(t *testing.T) {
+		_, r := kinds(renderChart(t, ns, append(monitoringOn, "--set", "monitoring.prometheusRule.labels.release=prometheus",
+			"--set", "licenseDriver.enabled=true")...))
+		checkRule(t, r, append(slices.Clone(schedulerAlerts), licenseDriverAlerts...))
+		if _, r := kinds(renderChart(t, ns, "--set", "licenseDriver.enabled=true", "--set", "serviceMonitor.enabled=true")); len(r) != 0 {
+			t.Errorf("licenseDriver.enabled without monitoring.prometheusRule.enabled: %d PrometheusRules, want none", len(r))
+		}
+		// The default job is the name of the license driver's metrics
+		// Service, which the ServiceMonitor makes the job label.
+		var service bool
+		for _, o := range renderChart(t, ns, "--set", "licenseDriver.enabled=true", "--set", "serviceMonitor.enabled=true") {
+			service = service || o.GetKind() == "Service" && o.GetName() == "adminsched-scheduler-license-driver-metrics"
+		}
+		if !service {
+			t.Error("no Service adminsched-scheduler-license-driver-metrics, the license driver alerts' default job")
 		}
 	})
 	t.Run("values reach the alerts", func(t *testing.T) {
@@ -297,19 +384,19 @@ func TestDashboardChart(t *testing.T) {
 			"--set", "monitoring.prometheusRule.placementPolicyHoldingPods.severity=critical",
 			"--set", "monitoring.prometheusRule.maintenanceRetriesPiling.threshold=7",
 			"--set", "monitoring.prometheusRule.schedulingErrors.enabled=false",
-			"--set", `monitoring.prometheusRule.jobSelector=job="sched"`)...))
+			"--set", `monitoring.prometheusRule.jobSelector=job="sched"`,
+			"--set", "licenseDriver.enabled=true",
+			"--set", `monitoring.prometheusRule.licenseDriver.jobSelector=job="lic"`,
+			"--set", "monitoring.prometheusRule.licenseDriver.seatHeldTwice.for=30s",
+			"--set", "monitoring.prometheusRule.licenseDriver.featureOverLimit.severity=critical",
+			"--set", "monitoring.prometheusRule.licenseDriver.sourceStale.enabled=false")...))
 		if len(r) != 1 {
 			t.Fatalf("%d PrometheusRules, want 1", len(r))
 		}
 		var got []string
-		groups, _, _ := unstructured.NestedSlice(r[0].Object, "spec", "groups")
-		for _, g := range groups {
-			rules, _, _ := unstructured.NestedSlice(g.(map[string]any), "rules")
-			for _, x := range rules {
-				a := x.(map[string]any)
-				sev, _, _ := unstructured.NestedString(a, "labels", "severity")
-				got = append(got, fmt.Sprintf("%s for %s %s: %s", a["alert"], a["for"], sev, a["expr"]))
-			}
+		for _, a := range ruleAlerts(r[0]) {
+			sev, _, _ := unstructured.NestedString(a, "labels", "severity")
+			got = append(got, fmt.Sprintf("%s for %s %s: %s", a["alert"], a["for"], sev, a["expr"]))
 		}
 		want := []string{
 			`PlacementPolicyHoldingPods for 5m critical: sum by (profile, rule) (increase(placementpolicy_unschedulable_total{job="sched"}[10m])) > 0
@@ -317,14 +404,18 @@ and on (profile)
 sum by (profile) (scheduler_unschedulable_pods{job="sched", plugin="PlacementPolicy"}) > 0`,
 			`MaintenanceRetriesPilingUp for 30m warning: sum by (profile) (maintenancewindow_pending_retries{job="sched"}) > 7`,
 			`PodsUnschedulableByPlugin for 1h warning: sum by (profile, plugin) (scheduler_unschedulable_pods{job="sched", plugin=~"PlacementPolicy|MaintenanceWindow"}) > 0`,
+			`LicenseSeatHeldTwice for 30s critical: max by (pool) (license_driver_devices_held_twice{job="lic"}) > 0`,
+			`LicenseFeatureOverLimit for 5m critical: max by (pool) (license_driver_feature_over_limit{job="lic"}) == 1`,
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("alerts (-want, +got):\n%s", diff)
 		}
 	})
 	t.Run("helm lint", func(t *testing.T) {
-		if out, err := runHelm(t, append([]string{"lint", "--strict", chartDir}, monitoringOn...)...); err != nil {
-			t.Errorf("helm lint --strict %v: %v\n%s", monitoringOn, err, out)
+		for _, args := range [][]string{monitoringOn, append(slices.Clone(monitoringOn), "--set", "licenseDriver.enabled=true")} {
+			if out, err := runHelm(t, append([]string{"lint", "--strict", chartDir}, args...)...); err != nil {
+				t.Errorf("helm lint --strict %v: %v\n%s", args, err, out)
+			}
 		}
 	})
 	t.Run("bad values", func(t *testing.T) {
@@ -336,6 +427,9 @@ sum by (profile) (scheduler_unschedulable_pods{job="sched", plugin="PlacementPol
 			{[]string{"--set", "monitoring.prometheusRule.maintenanceRetriesPiling.threshold=-1"}, "/monitoring/prometheusRule/maintenanceRetriesPiling/threshold"},
 			{[]string{"--set-string", "monitoring.prometheusRule.unschedulableByPlugin.threshold=many"}, "/monitoring/prometheusRule/unschedulableByPlugin/threshold"},
 			{[]string{"--set", "monitoring.prometheusRule.schedulingErrors.severity="}, "/monitoring/prometheusRule/schedulingErrors/severity"},
+			{[]string{"--set", "monitoring.prometheusRule.licenseDriver.seatHeldTwice.for=1 minute"}, "/monitoring/prometheusRule/licenseDriver/seatHeldTwice/for"},
+			{[]string{"--set", "monitoring.prometheusRule.licenseDriver.sourceStale.severity="}, "/monitoring/prometheusRule/licenseDriver/sourceStale/severity"},
+			{[]string{"--set", "monitoring.prometheusRule.licenseDriver.heldTwice.enabled=true"}, "heldTwice"},
 			{[]string{"--set", "monitoring.dashboard.enable=true"}, "enable"},
 			{[]string{"--set", "monitoring.dashboard.namespace=Grafana"}, "/monitoring/dashboard/namespace"},
 		} {
@@ -354,7 +448,7 @@ sum by (profile) (scheduler_unschedulable_pods{job="sched", plugin="PlacementPol
 // anchorTitle returns the heading text GitHub makes anchor from, for the
 // runbook headings of doc/monitoring.md, which are the alert names.
 func anchorTitle(anchor string) string {
-	for _, name := range []string{"PlacementPolicyHoldingPods", "MaintenanceRetriesPilingUp", "PodsUnschedulableByPlugin", "SchedulingErrors"} {
+	for _, name := range append([]string{"PlacementPolicyHoldingPods", "MaintenanceRetriesPilingUp", "PodsUnschedulableByPlugin", "SchedulingErrors"}, licenseDriverAlerts...) {
 		if strings.ToLower(name) == anchor {
 			return name
 		}
