@@ -55,7 +55,7 @@ LM_LICENSE_FILE) in the pod's containers.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.configFile, "config", "", "The LicenseDriverConfiguration file (required), the controller's.")
+	fs.StringVar(&f.configFile, "config", "", "The LicenseDriverConfiguration file (required); apiVersion, kind and features suffice.")
 	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "Kubeconfig file; empty: the in-cluster configuration.")
 	fs.StringVar(&f.nodeName, "node-name", os.Getenv("NODE_NAME"), "The node's name (default: the NODE_NAME environment variable), for logs.")
 	fs.StringVar(&f.podUID, "pod-uid", os.Getenv("POD_UID"), "This pod's UID (default: POD_UID); set, it lets the kubelet run old and new plugin side by side during a rolling update.")
@@ -68,14 +68,14 @@ LM_LICENSE_FILE) in the pod's containers.`,
 }
 
 func runKubeletPlugin(ctx context.Context, f kubeletPluginFlags) error {
-	cfg, err := loadConfig(f.configFile)
+	cfg, err := loadNodeConfig(f.configFile)
 	if err != nil {
 		return err
 	}
 	if src := licenseSource(cfg); src != "" {
 		// It runs on every node: a server's address or an http URL with
 		// a password has no business there.
-		klog.FromContext(ctx).Info("Warning: the configuration holds a license source, which the kubelet plugin does not read; give it a configuration without one (manifests/license-driver/configmap.yaml, license-driver-kubelet-plugin-config)",
+		klog.FromContext(ctx).Info("Warning: the configuration holds a license source, which the kubelet plugin does not read; give it a configuration of apiVersion, kind and features only (manifests/license-driver/configmap.yaml, license-driver-kubelet-plugin-config)",
 			"config", f.configFile, "source", src)
 	}
 	if err := f.checkDirs(); err != nil {
@@ -128,8 +128,18 @@ func (f kubeletPluginFlags) checkDirs() error {
 	return nil
 }
 
+// loadNodeConfig reads the file of --config as the kubelet plugin's
+// configuration, which needs no source: see loadConfig.
+func loadNodeConfig(path string) (*config.Configuration, error) {
+	c, err := config.LoadNode(path)
+	if err != nil {
+		return nil, fmt.Errorf("the license driver configuration (--config): %w", err)
+	}
+	return c, nil
+}
+
 // licenseSource names the source of c that reads a license server, ""
-// for none (static, the kubelet plugin's placeholder).
+// for none (no source, or the static one).
 func licenseSource(c *config.Configuration) string {
 	switch {
 	case c.Source.LMStat != nil:

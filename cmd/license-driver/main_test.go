@@ -91,6 +91,13 @@ features:
   seats: %SEATS%
 `
 
+const featuresOnlyConfig = `apiVersion: licenses.adminsched.io/v1alpha1
+kind: LicenseDriverConfiguration
+features:
+- name: MATLAB
+  env: {LM_LICENSE_FILE: 27000@licsrv.example.com}
+`
+
 func writeFile(t *testing.T, name, content string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
@@ -123,6 +130,10 @@ func TestCommand(t *testing.T) {
 	bad := writeFile(t, "bad.yaml", strings.ReplaceAll(staticConfig, "%SEATS%", "-1"))
 	missing := filepath.Join(t.TempDir(), "no-such-config.yaml")
 	kubeconfig := writeFile(t, "kubeconfig", unreachableKubeconfig)
+	// The kubelet plugin's configuration as the manifests give it: no
+	// source, no seats.
+	featuresOnly := writeFile(t, "features-only.yaml", featuresOnlyConfig)
+	badFeature := writeFile(t, "bad-feature.yaml", strings.ReplaceAll(featuresOnlyConfig, "LM_LICENSE_FILE", "LM-LICENSE-FILE"))
 	withSource := writeFile(t, "with-source.yaml", strings.ReplaceAll(strings.ReplaceAll(staticConfig, "static: {}", "http: {url: \"https://reader:s3cret@licstat.example.com/f.json\"}"), "seats: %SEATS%", "seats: 3"))
 	for _, tc := range []struct {
 		name string
@@ -201,6 +212,25 @@ func TestCommand(t *testing.T) {
 			args:   []string{"kubelet-plugin", "--config=" + bad},
 			code:   1,
 			stderr: []string{bad, "features[0].seats: Invalid value: -1: must be between 0 and "},
+		},
+		{
+			name:      "kubelet-plugin: a configuration of features only",
+			args:      []string{"kubelet-plugin", "--config=" + featuresOnly, "--kubeconfig=" + kubeconfig, "--registrar-dir=" + missing},
+			code:      1,
+			stderr:    []string{"--registrar-dir", missing, "no such file or directory"},
+			notStderr: []string{"license driver configuration", "license source"},
+		},
+		{
+			name:   "kubelet-plugin: a bad feature names the field",
+			args:   []string{"kubelet-plugin", "--config=" + badFeature},
+			code:   1,
+			stderr: []string{"license driver configuration", badFeature, `features[0].env[LM-LICENSE-FILE]: Invalid value: \"LM-LICENSE-FILE\"`},
+		},
+		{
+			name:   "controller: a configuration of features only lacks a source",
+			args:   []string{"controller", "--config=" + featuresOnly},
+			code:   1,
+			stderr: []string{featuresOnly, "source: Invalid value: 0: exactly one of static, lmstat and http must be set"},
 		},
 		{
 			name:   "controller: missing kubeconfig",

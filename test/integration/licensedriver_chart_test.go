@@ -103,9 +103,10 @@ func TestChartLicenseDriver(t *testing.T) {
 	for _, c := range []struct {
 		role        string
 		kust, chart *driverConfig
-	}{{"controller", kust.controller.config, chart.controller.config}, {"kubelet plugin", kust.plugin.config, chart.plugin.config}} {
-		_, kustConfig := tc.loadDriverConfig(kust, c.kust)
-		_, chartConfig := tc.loadDriverConfig(chart, c.chart)
+		load        func(string) (*config.Configuration, error)
+	}{{"controller", kust.controller.config, chart.controller.config, config.Load}, {"kubelet plugin", kust.plugin.config, chart.plugin.config, config.LoadNode}} {
+		_, kustConfig := tc.loadDriverConfig(kust, c.kust, c.load)
+		_, chartConfig := tc.loadDriverConfig(chart, c.chart, c.load)
 		if diff := cmp.Diff(kustConfig, chartConfig); diff != "" {
 			t.Errorf("the %s's configuration from the chart's default licenseDriver.config differs from manifests/license-driver's ConfigMap (-kustomization +chart):\n%s", c.role, diff)
 		}
@@ -256,11 +257,11 @@ func TestChartLicenseDriverValues(t *testing.T) {
 		if !strings.Contains(in.controller.config.data, url) {
 			t.Errorf("the controller's configuration lacks the source's URL:\n%s", in.controller.config.data)
 		}
-		plugin, err := config.Decode([]byte(in.plugin.config.data))
+		plugin, err := config.DecodeNode([]byte(in.plugin.config.data))
 		if err != nil {
 			t.Fatalf("the kubelet plugin's configuration does not load: %v\n%s", err, in.plugin.config.data)
 		}
-		if strings.Contains(in.plugin.config.data, "s3cret") || strings.Contains(in.plugin.config.data, "licstat") || plugin.Source.HTTP != nil || plugin.Source.LMStat != nil {
+		if strings.Contains(in.plugin.config.data, "s3cret") || strings.Contains(in.plugin.config.data, "licstat") || plugin.Source != (config.Source{}) {
 			t.Errorf("the kubelet plugin's configuration holds the license source:\n%s", in.plugin.config.data)
 		}
 		var got []string

@@ -19,9 +19,11 @@ package integration
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -45,6 +47,7 @@ import (
 	drapb "k8s.io/kubelet/pkg/apis/dra/v1"
 	registerapi "k8s.io/kubelet/pkg/apis/pluginregistration/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
 
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
@@ -132,8 +135,8 @@ func (tc *testContext) checkDriverInstall(in *driverInstall) {
 	t := tc.t
 	t.Helper()
 	tc.apply(in.objs)
-	configPath, cfg := tc.loadDriverConfig(in, in.controller.config)
-	pluginConfigPath, pluginConfig := tc.loadDriverConfig(in, in.plugin.config)
+	configPath, cfg := tc.loadDriverConfig(in, in.controller.config, config.Load)
+	pluginConfigPath, pluginConfig := tc.loadDriverConfig(in, in.plugin.config, config.LoadNode)
 	checkPluginConfig(t, in, cfg, pluginConfig)
 	var matlab *config.Feature
 	for i := range cfg.Features {
@@ -325,9 +328,10 @@ func containerPort(c v1.Container, port string) string {
 }
 
 // checkPluginConfig holds the kubelet plugin's configuration to what it
-// needs: a ConfigMap of its own (the DaemonSet mounts no other), no license
-// source (no lmstat command, no URL: a static placeholder at most), and
-// the controller's features with the same pools and environment.
+// needs: a ConfigMap of its own (the DaemonSet mounts no other) that holds
+// only apiVersion, kind and features (no source, not even a static
+// placeholder; no seats), and the controller's features with the same
+// pools and environment.
 func checkPluginConfig(t testing.TB, in *driverInstall, ctrl, plugin *config.Configuration) {
 	t.Helper()
 	if in.plugin.config.configMap == in.controller.config.configMap {
@@ -338,8 +342,20 @@ func checkPluginConfig(t testing.TB, in *driverInstall, ctrl, plugin *config.Con
 			t.Errorf("%s: the kubelet plugin mounts the controller's ConfigMap %s (volume %s)", in.source, v.ConfigMap.Name, v.Name)
 		}
 	}
-	if plugin.Source.LMStat != nil || plugin.Source.HTTP != nil {
-		t.Errorf("%s: the kubelet plugin's configuration holds a license source: %+v", in.source, plugin.Source)
+	if plugin.Source != (config.Source{}) {
+		t.Errorf("%s: the kubelet plugin's configuration holds a source: %+v", in.source, plugin.Source)
+	}
+	var raw map[string]any
+	if err := yaml.Unmarshal([]byte(in.plugin.config.data), &raw); err != nil {
+		t.Fatalf("%s: the kubelet plugin's configuration: %v", in.source, err)
+	}
+	if diff := cmp.Diff([]string{"apiVersion", "features", "kind"}, slices.Sorted(maps.Keys(raw))); diff != "" {
+		t.Errorf("%s: the kubelet plugin's configuration's fields (-want +got):\n%s", in.source, diff)
+	}
+	for i, f := range plugin.Features {
+		if f.Seats != nil {
+			t.Errorf("%s: the kubelet plugin's configuration sets features[%d].seats, which it does not read", in.source, i)
+		}
 	}
 	type feature struct {
 		name string

@@ -180,11 +180,12 @@ func configOf(t testing.TB, source string, p driverPod, configs map[string]*driv
 }
 
 // loadDriverConfig writes c's config to a file, as its volume would, and
-// loads it as the binary does.
-func (tc *testContext) loadDriverConfig(in *driverInstall, c *driverConfig) (string, *config.Configuration) {
+// loads it with load, as the binary does: config.Load for the controller,
+// config.LoadNode for the kubelet plugin.
+func (tc *testContext) loadDriverConfig(in *driverInstall, c *driverConfig, load func(string) (*config.Configuration, error)) (string, *config.Configuration) {
 	tc.t.Helper()
 	path := tc.writeFile("license-driver-"+c.configMap+"-"+c.key, c.data)
-	cfg, err := config.Load(path)
+	cfg, err := load(path)
 	if err != nil {
 		tc.t.Fatalf("%s: the ConfigMap %s's %s: %v", in.source, c.configMap, c.key, err)
 	}

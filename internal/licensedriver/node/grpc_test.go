@@ -243,6 +243,32 @@ func TestRunOptions(t *testing.T) {
 	}
 }
 
+// TestRunOptionsConfigWithoutSource: the kubelet plugin's own configuration
+// holds only the features (config.DecodeNode), no source and no seats; Run
+// takes it.
+func TestRunOptionsConfigWithoutSource(t *testing.T) {
+	c, err := config.DecodeNode([]byte(`
+apiVersion: licenses.adminsched.io/v1alpha1
+kind: LicenseDriverConfiguration
+features:
+- name: MATLAB
+  env: {LM_LICENSE_FILE: "27000@licsrv.example.com"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	o := Options{KubeClient: fake.NewClientset(), Config: c, RegistrarDir: root, PluginDataDir: filepath.Join(root, "plugin"), CDIDir: filepath.Join(root, "cdi")}
+	if _, err := o.complete(); err != nil {
+		t.Errorf("Options with a configuration without a source: %v", err)
+	}
+	// Still checked: a configuration without features is refused.
+	o.Config = &config.Configuration{TypeMeta: c.TypeMeta}
+	if _, err := o.complete(); err == nil || !strings.Contains(err.Error(), "features: Required value") {
+		t.Errorf("Options with a configuration without features: %v, want features: Required value", err)
+	}
+}
+
 // failingListener fails its first Accept, as a closed or broken socket does.
 type failingListener struct{ net.Listener }
 

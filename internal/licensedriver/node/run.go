@@ -57,8 +57,9 @@ type Options struct {
 	// KubeClient reads the ResourceClaims the kubelet asks to prepare.
 	// Required.
 	KubeClient kubernetes.Interface
-	// Config is the driver's configuration, decoded by config.Load (so
-	// defaulted and valid): it maps each pool to its feature's environment.
+	// Config is the driver's configuration, decoded by config.LoadNode or
+	// config.Load (so defaulted and valid; config.ValidateNode checks it: a
+	// source is not needed): it maps each pool to its feature's environment.
 	// Required.
 	Config *config.Configuration
 	// PluginDataDir holds the DRA socket (dra.sock) the kubelet connects
@@ -93,7 +94,7 @@ func (o Options) complete() (Options, error) {
 	if o.Config == nil {
 		return o, errors.New("node: Options.Config is required")
 	}
-	if errs := config.Validate(o.Config); len(errs) > 0 {
+	if errs := config.ValidateNode(o.Config); len(errs) > 0 {
 		return o, fmt.Errorf("node: Options.Config: %w", errs.ToAggregate())
 	}
 	if o.PluginDataDir == "" {
