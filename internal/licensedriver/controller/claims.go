@@ -131,14 +131,27 @@ func (a *allocations) snapshot() snapshot {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s := snapshot{holds: map[string][]seats.Hold{}, claims: map[string][]poolClaim{}, doubles: map[string]map[string][]string{}}
+	// The first holder of each unshared device; names are made only for
+	// a device held twice.
+	first := map[[2]string]types.UID{}
 	holders := map[[2]string][]string{}
-	for _, c := range a.byClaim {
+	for uid, c := range a.byClaim {
 		perPool := map[string]int{}
 		for _, d := range c.devices {
 			s.holds[d.pool] = append(s.holds[d.pool], seats.Hold{Device: d.device, Since: d.since, Seats: d.seats})
 			perPool[d.pool] += d.seats
-			if !d.shared {
-				k := [2]string{d.pool, d.device}
+			if d.shared {
+				continue
+			}
+			k := [2]string{d.pool, d.device}
+			other, held := first[k]
+			switch {
+			case !held:
+				first[k] = uid
+			case len(holders[k]) == 0:
+				o := a.byClaim[other]
+				holders[k] = []string{o.namespace + "/" + o.name, c.namespace + "/" + c.name}
+			default:
 				holders[k] = append(holders[k], c.namespace+"/"+c.name)
 			}
 		}
@@ -153,13 +166,11 @@ func (a *allocations) snapshot() snapshot {
 		})
 	}
 	for k, claims := range holders {
-		if len(claims) > 1 {
-			slices.Sort(claims)
-			if s.doubles[k[0]] == nil {
-				s.doubles[k[0]] = map[string][]string{}
-			}
-			s.doubles[k[0]][k[1]] = claims
+		slices.Sort(claims)
+		if s.doubles[k[0]] == nil {
+			s.doubles[k[0]] = map[string][]string{}
 		}
+		s.doubles[k[0]][k[1]] = claims
 	}
 	return s
 }

@@ -51,7 +51,9 @@ func pool(gen int64, devices ...string) []*resourceapi.ResourceSlice {
 
 func TestChecker(t *testing.T) {
 	all := pool(1, "seat-0", "seat-1", "seat-2")
-	truth := func(total, external int) map[string]Truth { return map[string]Truth{"cad": {Total: total, External: external}} }
+	truth := func(total, external int) map[string]Truth {
+		return map[string]Truth{"cad": {Total: total, External: external}}
+	}
 	a, b := claim("a", "seat-0"), claim("b", "seat-1")
 	steps := []struct {
 		name    string
