@@ -16,8 +16,9 @@ limitations under the License.
 
 // Package config is the license driver's configuration file: the license
 // features to publish, where their seat counts come from, and what to do
-// when that source fails. The controller and the kubelet plugin read the
-// same file (one ConfigMap mounted into both).
+// when that source fails. The controller reads all of it (Load); the
+// kubelet plugin only the features (LoadNode), so that the manifests give
+// it a file without the source and its credentials.
 package config
 
 import (

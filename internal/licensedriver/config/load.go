@@ -32,14 +32,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	kjson "sigs.k8s.io/json"
-	"sigs.k8s.io/yaml"
 
 	yamlv3 "go.yaml.in/yaml/v3"
 
 	"github.com/adminsched/scheduler-plugins/internal/filelimit"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
-	"github.com/adminsched/scheduler-plugins/internal/yaml11"
 )
 
 // MaxFileBytes caps the configuration file: a few thousand features fit.
@@ -69,31 +66,15 @@ func Load(path string) (*Configuration, error) {
 // Decode decodes data strictly (unknown and duplicate fields are errors, with
 // their path), then defaults and validates it.
 func Decode(data []byte) (*Configuration, error) {
-	if errs := yaml11.Check(data); len(errs) > 0 {
-		return nil, errs.ToAggregate()
-	}
-	if n := documents(data); n > 1 {
-		return nil, fmt.Errorf("the file holds %d YAML documents; the configuration is one", n)
-	}
-	// Strict: YAMLToJSON keeps the last of two equal keys without a word, and
-	// the JSON it makes has no duplicate left for UnmarshalStrict to find.
-	j, err := yaml.YAMLToJSONStrict(data)
+	c, err := decodeStrict(data)
 	if err != nil {
 		return nil, err
 	}
-	var c Configuration
-	strictErrs, err := kjson.UnmarshalStrict(j, &c, kjson.DisallowUnknownFields, kjson.DisallowDuplicateFields)
-	if err != nil {
-		return nil, err
-	}
-	if len(strictErrs) > 0 {
-		return nil, errors.Join(strictErrs...)
-	}
-	SetDefaults(&c)
-	if errs := Validate(&c); len(errs) > 0 {
+	SetDefaults(c)
+	if errs := Validate(c); len(errs) > 0 {
 		return nil, errs.ToAggregate()
 	}
-	return &c, nil
+	return c, nil
 }
 
 // documents counts the YAML documents in data that hold something:
