@@ -20,7 +20,6 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	v1 "k8s.io/api/core/v1"
 	resourceapi "k8s.io/api/resource/v1"
@@ -28,13 +27,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/dynamic-resource-allocation/structured"
-	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/seats"
-	"github.com/adminsched/scheduler-plugins/internal/licensedriver/source"
 )
 
 // What the scheduler pays per node it filters for a pod that asks for one
@@ -125,19 +122,8 @@ func benchmarkAllocate(b *testing.B, devices config.Devices, n, heldPercent int,
 // plan in the form before commit cad5593 (see taintForm).
 func allocateBenchSetup(b *testing.B, devices config.Devices, n, heldPercent int, taint bool) (structured.Allocator, *resourceapi.ResourceClaim, string) {
 	b.Helper()
-	cfg := &config.Configuration{
-		TypeMeta: metav1.TypeMeta{APIVersion: config.APIVersion, Kind: config.Kind},
-		Source:   config.Source{Static: &config.StaticSource{}},
-		Features: []config.Feature{{Name: "MATLAB", Seats: ptr.To(int32(n))}},
-		Devices:  devices,
-	}
-	config.SetDefaults(cfg)
-	if errs := config.Validate(cfg); len(errs) > 0 {
-		b.Fatal(errs)
-	}
-	c := newController(Options{Config: cfg, Clock: clock.RealClock{}})
-	c.last = &source.Reading{Features: map[string]source.Feature{"MATLAB": {Total: n}}}
-	c.lastOK = time.Now()
+	c := staticController(b, n, devices)
+	cfg := c.Config
 	feature := cfg.Features[0]
 	held := n * heldPercent / 100
 	claims := make([]*resourceapi.ResourceClaim, 0, held)

@@ -35,9 +35,10 @@ import (
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/source"
 )
 
-// seatsController is a controller of one feature of n seats, half of them
-// held by claims of one seat each, as after a burst.
-func seatsController(b *testing.B, n int, devices config.Devices) *controller {
+// staticController is a controller of one feature MATLAB of n seats, none
+// in use, that has read its source.
+func staticController(tb testing.TB, n int, devices config.Devices) *controller {
+	tb.Helper()
 	cfg := &config.Configuration{
 		TypeMeta: metav1.TypeMeta{APIVersion: config.APIVersion, Kind: config.Kind},
 		Source:   config.Source{Static: &config.StaticSource{}},
@@ -46,11 +47,18 @@ func seatsController(b *testing.B, n int, devices config.Devices) *controller {
 	}
 	config.SetDefaults(cfg)
 	if errs := config.Validate(cfg); len(errs) > 0 {
-		b.Fatal(errs)
+		tb.Fatal(errs)
 	}
 	c := newController(Options{Config: cfg, Clock: clock.RealClock{}})
 	c.last = &source.Reading{Features: map[string]source.Feature{"MATLAB": {Total: n}}}
 	c.lastOK = time.Now()
+	return c
+}
+
+// seatsController is a controller of one feature of n seats, half of them
+// held by claims of one seat each, as after a burst.
+func seatsController(b *testing.B, n int, devices config.Devices) *controller {
+	c := staticController(b, n, devices)
 	device := seats.DeviceName
 	shareID := func(int) *types.UID { return nil }
 	if devices == config.Shared {
