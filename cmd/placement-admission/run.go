@@ -26,14 +26,17 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/klog/v2"
+	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
+	"sigs.k8s.io/yaml"
 
 	// Registers our plugins' args kinds with the scheduler's scheme.
 	_ "github.com/adminsched/scheduler-plugins/apis/config/scheme"
 	pluginvalidation "github.com/adminsched/scheduler-plugins/apis/config/validation"
 	"github.com/adminsched/scheduler-plugins/internal/filelimit"
+	"github.com/adminsched/scheduler-plugins/internal/pluginnames"
 	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy/admission"
 )
 
@@ -130,6 +133,20 @@ func loadConfig(path string) (*schedconfig.KubeSchedulerConfiguration, error) {
 	}
 	if err := validation.ValidateKubeSchedulerConfiguration(cfg); err != nil {
 		return nil, fmt.Errorf("scheduler config %s: %w", path, err)
+	}
+	// The file as written (it decoded strictly above), for the field paths
+	// of plugin names the scheduler does not have: a misspelt pluginConfig
+	// name would leave PlacementPolicy without its rules and render none.
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler config %s: %w", path, err)
+	}
+	var written configv1.KubeSchedulerConfiguration
+	if err := yaml.Unmarshal(data, &written); err != nil {
+		return nil, fmt.Errorf("scheduler config %s: %w", path, err)
+	}
+	if errs := pluginnames.Check(&written, pluginnames.Known()); len(errs) > 0 {
+		return nil, fmt.Errorf("scheduler config %s: %w", path, errs.ToAggregate())
 	}
 	for i, prof := range cfg.Profiles {
 		for j, pc := range prof.PluginConfig {

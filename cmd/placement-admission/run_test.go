@@ -128,6 +128,17 @@ kind: KubeSchedulerConfiguration
 profiles:
 - schedulerName: s
 `)
+	misspelt := write("misspelt.yaml", `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: s
+  plugins: {multiPoint: {enabled: [{name: PlacementPolicy}]}}
+  pluginConfig:
+  - name: PlacementPolicyy
+    args:
+      rules:
+      - {name: eu, namespaces: [payments], action: Require, nodeSelector: {matchLabels: {a: b}}}
+`)
 	huge := write("huge.yaml", strings.Repeat("#", 2<<20))
 	for _, tt := range []struct {
 		name       string
@@ -141,6 +152,7 @@ profiles:
 		{"unknown field, named", []string{"--config", unknownField}, 1, `unknown field "rules[0].nodeSelectr"`, ""},
 		{"weight out of range, named with its path", []string{"--config", badWeight}, 1, "profiles[0].pluginConfig[0].args.rules[0].weight", ""},
 		{"file too large", []string{"--config", huge}, 1, "scheduler config", ""},
+		{"a misspelt pluginConfig name, named with the one meant", []string{"--config", misspelt}, 1, `profiles[0].pluginConfig[0].name: Invalid value: "PlacementPolicyy": no such plugin; did you mean "PlacementPolicy"?`, ""},
 		{"bad failure policy", []string{"--config", noPlugin, "--failure-policy", "Never"}, 1, `--failure-policy "Never": must be Ignore or Fail`, ""},
 		{"arguments refused", []string{"--config", noPlugin, "extra"}, 1, `unknown command "extra"`, ""},
 		{"no profile runs the plugin", []string{"--config", noPlugin}, 0, "no profile of", "# No rule to render."},

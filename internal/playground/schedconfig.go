@@ -32,6 +32,7 @@ import (
 
 	pluginvalidation "github.com/adminsched/scheduler-plugins/apis/config/validation"
 	"github.com/adminsched/scheduler-plugins/internal/filelimit"
+	"github.com/adminsched/scheduler-plugins/internal/pluginnames"
 )
 
 // MaxConfigBytes caps a scheduler config file: 1 MiB is the most a
@@ -143,7 +144,7 @@ func prepareConfig(logger klog.Logger, source string, data []byte, dir string) (
 	if err := yaml.Unmarshal(data, &written); err != nil {
 		return nil, fmt.Errorf("scheduler config %s: %w", source, err)
 	}
-	if errs := checkPluginNames(&written, knownPlugins()); len(errs) > 0 {
+	if errs := pluginnames.Check(&written, pluginnames.Known()); len(errs) > 0 {
 		return nil, fmt.Errorf("scheduler config %s: %w", source, errs.ToAggregate())
 	}
 	sc.cfg = cfg

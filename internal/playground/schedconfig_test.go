@@ -171,3 +171,34 @@ profiles:
 		t.Error("malformed YAML: no error")
 	}
 }
+
+// TestMisspeltPluginConfigRefused: kube-scheduler accepts args for a plugin
+// it does not have and runs the one meant with its defaults (NodeLessPod's
+// MostPods ran as LeastPods); the playground refuses the file, naming the
+// plugin meant.
+func TestMisspeltPluginConfigRefused(t *testing.T) {
+	logger, _ := ktesting.NewTestContext(t)
+	dir := t.TempDir()
+	config := configHeader + `profiles:
+- schedulerName: custom-scheduler
+  plugins: {multiPoint: {enabled: [{name: NodeLessPods}]}}
+  pluginConfig:
+  - {name: NodeLessPod, args: {mode: MostPods}}
+`
+	source := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(source, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := options.LoadConfigFromFile(logger, source)
+	if err == nil {
+		err = validation.ValidateKubeSchedulerConfiguration(cfg)
+	}
+	if err != nil {
+		t.Fatalf("kube-scheduler refuses the file too (%v): this test's premise is gone", err)
+	}
+	_, err = prepareConfig(logger, source, []byte(config), filepath.Join(dir, "run"))
+	want := `profiles[0].pluginConfig[0].name: Invalid value: "NodeLessPod": no such plugin; did you mean "NodeLessPods"?`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want one containing %q", err, want)
+	}
+}

@@ -14,7 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package playground
+// Package pluginnames checks the plugin names of a KubeSchedulerConfiguration
+// as written against the plugins this scheduler has (the in-tree registry
+// and ours), each with its field path and, when one is close, the name
+// meant. The playground and placement-admission refuse a file that names a
+// plugin this scheduler does not have, before they act on it.
+package pluginnames
 
 import (
 	"fmt"
@@ -29,9 +34,9 @@ import (
 	"github.com/adminsched/scheduler-plugins/pkg/plugins"
 )
 
-// knownPlugins returns the names the scheduler can enable: the in-tree
-// registry and ours, as the binary and the playground's scheduler register.
-func knownPlugins() sets.Set[string] {
+// Known returns the names the scheduler can enable: the in-tree registry
+// and ours, as the binary and the playground's scheduler register.
+func Known() sets.Set[string] {
 	known := sets.New(plugins.Names()...)
 	for name := range frameworkplugins.NewInTreeRegistry() {
 		known.Insert(name)
@@ -39,27 +44,33 @@ func knownPlugins() sets.Set[string] {
 	return known
 }
 
-// checkPluginNames finds every plugin a profile enables that the scheduler
-// does not have. kube-scheduler refuses those only once it builds the
+// Check finds every plugin name in cfg that the scheduler does not have:
+// in the plugins a profile enables, and in its pluginConfig.
+// kube-scheduler refuses an unknown enabled plugin only once it builds the
 // profiles, with the first one and the extension point it happened to
-// expand first ("PreFilterPlugin \"X\" does not exist"); the playground
-// would have started the whole control plane by then. Each name is given
-// with its field path and, when one is close, the name meant. cfg is the
-// file as written, not defaulted: defaulting puts the default plugins in
+// expand first ("PreFilterPlugin \"X\" does not exist"), and it accepts
+// args for a plugin it does not have without a word: a misspelt
+// pluginConfig name leaves the plugin with its default args. Each name is
+// given with its field path and, when one is close, the name meant. cfg is
+// the file as written, not defaulted: defaulting puts the default plugins in
 // front of a profile's own, and the indexes would not be the file's.
-func checkPluginNames(cfg *configv1.KubeSchedulerConfiguration, known sets.Set[string]) field.ErrorList {
+func Check(cfg *configv1.KubeSchedulerConfiguration, known sets.Set[string]) field.ErrorList {
 	var errs field.ErrorList
 	for i, prof := range cfg.Profiles {
-		if prof.Plugins == nil {
-			continue
-		}
-		path := field.NewPath("profiles").Index(i).Child("plugins")
-		for _, point := range pluginSets(prof.Plugins) {
-			for j, p := range point.set.Enabled {
-				if known.Has(p.Name) {
-					continue
+		profile := field.NewPath("profiles").Index(i)
+		if prof.Plugins != nil {
+			path := profile.Child("plugins")
+			for _, point := range pluginSets(prof.Plugins) {
+				for j, p := range point.set.Enabled {
+					if !known.Has(p.Name) {
+						errs = append(errs, field.Invalid(path.Child(point.name, "enabled").Index(j).Child("name"), p.Name, unknownPlugin(p.Name, known)))
+					}
 				}
-				errs = append(errs, field.Invalid(path.Child(point.name, "enabled").Index(j).Child("name"), p.Name, unknownPlugin(p.Name, known)))
+			}
+		}
+		for j, pc := range prof.PluginConfig {
+			if !known.Has(pc.Name) {
+				errs = append(errs, field.Invalid(profile.Child("pluginConfig").Index(j).Child("name"), pc.Name, unknownPlugin(pc.Name, known)))
 			}
 		}
 	}

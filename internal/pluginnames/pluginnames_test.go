@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package playground
+package pluginnames
 
 import (
 	"strings"
@@ -27,8 +27,8 @@ import (
 	"github.com/adminsched/scheduler-plugins/pkg/plugins"
 )
 
-func TestCheckPluginNames(t *testing.T) {
-	known := knownPlugins()
+func TestCheck(t *testing.T) {
+	known := Known()
 	enabled := func(names ...string) configv1.PluginSet {
 		var s configv1.PluginSet
 		for _, n := range names {
@@ -61,7 +61,7 @@ func TestCheckPluginNames(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := &configv1.KubeSchedulerConfiguration{Profiles: []configv1.KubeSchedulerProfile{{SchedulerName: ptr.To("p"), Plugins: tc.plugins}}}
 			var got []string
-			for _, err := range checkPluginNames(cfg, known) {
+			for _, err := range Check(cfg, known) {
 				got = append(got, err.Error())
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
@@ -83,7 +83,28 @@ func TestEditDistance(t *testing.T) {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.b, tc.a, got, tc.want)
 		}
 	}
-	if strings.Contains(unknownPlugin("Zzzzzzzz", knownPlugins()), "did you mean") {
+	if strings.Contains(unknownPlugin("Zzzzzzzz", Known()), "did you mean") {
 		t.Error("a name far from every plugin got a suggestion")
+	}
+}
+
+// TestCheckPluginConfig: a pluginConfig entry for a plugin the scheduler does
+// not have is refused with its path and the name meant; kube-scheduler
+// accepts it and runs the plugin with its default args.
+func TestCheckPluginConfig(t *testing.T) {
+	cfg := &configv1.KubeSchedulerConfiguration{Profiles: []configv1.KubeSchedulerProfile{{
+		SchedulerName: ptr.To("p"),
+		PluginConfig:  []configv1.PluginConfig{{Name: "NodeLessPods"}, {Name: "NodeLessPod"}, {Name: "DefaultPreemption"}, {Name: "placementpolicy"}},
+	}}}
+	var got []string
+	for _, err := range Check(cfg, Known()) {
+		got = append(got, err.Error())
+	}
+	want := []string{
+		`profiles[0].pluginConfig[1].name: Invalid value: "NodeLessPod": no such plugin; did you mean "NodeLessPods"?`,
+		`profiles[0].pluginConfig[3].name: Invalid value: "placementpolicy": no such plugin; did you mean "PlacementPolicy"?`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("errors (-want, +got):\n%s", diff)
 	}
 }
