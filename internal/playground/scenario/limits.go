@@ -16,7 +16,15 @@ limitations under the License.
 
 package scenario
 
-import "github.com/adminsched/scheduler-plugins/internal/filelimit"
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/adminsched/scheduler-plugins/internal/filelimit"
+)
 
 // MaxScenarioBytes caps a scenario file and its base. The largest scenario
 // the other limits allow, a snapshot of MaxNodes nodes with 17 labels each
@@ -26,5 +34,36 @@ import "github.com/adminsched/scheduler-plugins/internal/filelimit"
 const MaxScenarioBytes = 128 << 20
 
 func readScenarioFile(path string) ([]byte, error) {
-	return filelimit.Read(path, MaxScenarioBytes, "scenario file")
+	data, err := filelimit.Read(path, MaxScenarioBytes, "scenario file")
+	if errors.Is(err, fs.ErrNotExist) && !filepath.IsAbs(path) {
+		return nil, notFound(path, err)
+	}
+	return data, err
+}
+
+// notFound says where a relative path that is not there was looked for,
+// and, when the playground runs from a clone (bin/playground), where a file
+// of that path is in the clone: the examples' paths are relative to the
+// clone's root, and a newcomer runs them from elsewhere.
+func notFound(path string, err error) error {
+	wd, wdErr := os.Getwd()
+	if wdErr != nil {
+		return err
+	}
+	if exe, exeErr := os.Executable(); exeErr == nil {
+		if alt := inClone(path, filepath.Dir(exe)); alt != "" {
+			return fmt.Errorf("%w (relative to the working directory %s); the clone of this playground has %s", err, wd, alt)
+		}
+	}
+	return fmt.Errorf("%w (relative to the working directory %s; the examples' paths are relative to the clone's root)", err, wd)
+}
+
+// inClone returns path under the clone whose bin/ is binDir, when a regular
+// file is there, else "".
+func inClone(path, binDir string) string {
+	alt := filepath.Join(filepath.Dir(binDir), path)
+	if fi, err := os.Stat(alt); err == nil && fi.Mode().IsRegular() {
+		return alt
+	}
+	return ""
 }

@@ -17,7 +17,9 @@ limitations under the License.
 package scenario
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,5 +79,34 @@ func TestScenarioFileLimits(t *testing.T) {
 				t.Fatalf("error %v, want one containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestRelativeScenarioNotFound: a relative scenario path that is not there
+// names the working directory it was looked up in, and a clone's file of
+// that path when the binary runs from the clone's bin/.
+func TestRelativeScenarioNotFound(t *testing.T) {
+	clone := t.TempDir()
+	example := filepath.Join(clone, "examples", "scenarios", "tutorial.yaml")
+	if err := os.MkdirAll(filepath.Dir(example), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(example, []byte("nodes: [{name: a}]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := t.TempDir()
+	t.Chdir(elsewhere)
+	_, err := Load(filepath.Join("examples", "scenarios", "tutorial.yaml"), nil)
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "relative to the working directory "+elsewhere) {
+		t.Errorf("error %v, want it not found, naming the working directory %s", err, elsewhere)
+	}
+	if got := inClone(filepath.Join("examples", "scenarios", "tutorial.yaml"), filepath.Join(clone, "bin")); got != example {
+		t.Errorf("inClone = %q, want %q", got, example)
+	}
+	if got := inClone(filepath.Join("examples", "scenarios", "nope.yaml"), filepath.Join(clone, "bin")); got != "" {
+		t.Errorf("inClone of a missing file = %q, want none", got)
+	}
+	if _, err := Load(filepath.Join(elsewhere, "nope.yaml"), nil); err == nil || strings.Contains(err.Error(), "working directory") {
+		t.Errorf("an absolute path: error %v, want a plain not-found", err)
 	}
 }
