@@ -91,7 +91,13 @@ release-manifests: ## Render manifests/install with image $(IMAGE) into _output/
 		--image $(LICENSE_DRIVER_IMAGE) --output $(RELEASE_DIR)/license-driver.yaml
 
 .PHONY: test
-test: unit-test integration-test image-test ## Run every test CI runs.
+test: unit-test integration-test doc-test image-test ## Run every test CI runs.
+
+# The docs' commands run as a newcomer's would: bin/ first on PATH, no
+# KUBECONFIG or KUBEBUILDER_ASSETS (test/docs says how blocks are marked).
+.PHONY: doc-test
+doc-test: envtest helm kubectl karpenter build playground ## Run the command blocks of README.md and the docs it links, in a copy of the clone.
+	$(GO) test -count=1 -timeout 40m ./test/docs/...
 
 .PHONY: unit-test
 unit-test: envtest ## Unit tests with the race detector, including the fuzz seed corpora (the playground's apply and settle steps run theirs on the embedded cluster).
