@@ -42,7 +42,14 @@ scheduling.adminsched.io/maintenance-window only) and its bound pods that
 are not Succeeded or Failed (namespace, name, node, labels, controller
 owner, priority and container requests only: no images, env, volumes,
 secrets or annotations). Replay it with "playground --scenario FILE", or
-name it as the base of a scenario that adds workloads ("base: cluster.yaml").`
+name it as the base of a scenario that adds workloads ("base: cluster.yaml").
+
+With --include-pending it also records the pods waiting for a node, as pods
+for the replay to place: labels, owner, priority, requests, host ports and
+what the scheduler filters on (node selector, affinity, tolerations,
+topology spread constraints), and their last FailedScheduling event. Each
+gets the replay config's profile of the scheduler it named if there is one,
+else its first profile; "playground --explain" then says why it waits.`
 
 const snapshotExample = `  # The nodes and bound pods of the current context's cluster
   playground snapshot --output-file cluster.yaml
@@ -51,11 +58,16 @@ const snapshotExample = `  # The nodes and bound pods of the current context's c
   playground snapshot --namespace default --output-file cluster.yaml
 
   # Replay it: the pods bound where they are, then the scenario's own
-  playground --scenario cluster.yaml`
+  playground --scenario cluster.yaml
+
+  # Why are pods Pending? Record them, replay with the scheduler's config
+  playground snapshot --include-pending --output-file cluster.yaml
+  playground --scenario cluster.yaml --config scheduler-config.yaml --explain`
 
 type snapshotFlags struct {
 	kubeconfig, context, namespace, outputFile string
-	allNamespaces                              bool
+	allNamespaces, includePending              bool
+	schedulerNames                             []string
 	pageSize                                   atLeast
 	verbosity                                  int
 }
@@ -64,7 +76,7 @@ func newSnapshotCommand() *cobra.Command {
 	f := &snapshotFlags{}
 	cmd := &cobra.Command{
 		Use:     "snapshot [flags]",
-		Short:   "Write a scenario of a live cluster's nodes and bound pods",
+		Short:   "Write a scenario of a live cluster's nodes and pods",
 		Long:    snapshotLong,
 		Example: snapshotExample,
 		Args:    noArgs,
@@ -77,6 +89,9 @@ func newSnapshotCommand() *cobra.Command {
 			} else if !f.allNamespaces {
 				return errors.New("--all-namespaces=false needs --namespace")
 			}
+			if len(f.schedulerNames) > 0 && !f.includePending {
+				return errors.New("--scheduler-name selects pending pods: it needs --include-pending")
+			}
 			return exitWith(runSnapshot(cmd.Context(), f, cmd.OutOrStdout(), cmd.ErrOrStderr()))
 		},
 	}
@@ -87,6 +102,8 @@ func newSnapshotCommand() *cobra.Command {
 	fs.StringVarP(&f.namespace, "namespace", "n", "", "record the pods of this namespace only (nodes are always all recorded)")
 	fs.BoolVarP(&f.allNamespaces, "all-namespaces", "A", true, "record the pods of every namespace; --namespace turns it off")
 	fs.StringVar(&f.outputFile, "output-file", "", "where to write the scenario; without it, stdout")
+	fs.BoolVar(&f.includePending, "include-pending", false, "also record the pods waiting for a node, as pods for the replay to place, with their last FailedScheduling event")
+	fs.StringSliceVar(&f.schedulerNames, "scheduler-name", nil, "with --include-pending, record only the pending pods that name this scheduler (repeatable, or comma-separated); default: every scheduler's")
 	f.pageSize = atLeast{value: 500, min: 1}
 	fs.Var(&f.pageSize, "page-size", "objects per list request")
 	fs.IntVarP(&f.verbosity, "v", "v", 0, "log verbosity (logs go to stderr)")
@@ -132,7 +149,8 @@ func runSnapshot(ctx context.Context, f *snapshotFlags, stdout, stderr io.Writer
 	}
 
 	start := time.Now()
-	s, err := snapshot.Take(ctx, client, snapshot.Options{Namespace: f.namespace, PageSize: f.pageSize.value, Progress: stderr})
+	s, err := snapshot.Take(ctx, client, snapshot.Options{Namespace: f.namespace, PageSize: f.pageSize.value, Progress: stderr,
+		Pending: f.includePending, SchedulerNames: f.schedulerNames})
 	if err != nil {
 		fmt.Fprintf(stderr, "playground snapshot: %v\n", err)
 		return exitFailure
@@ -142,9 +160,13 @@ func runSnapshot(ctx context.Context, f *snapshotFlags, stdout, stderr io.Writer
 		scope = "namespace " + f.namespace
 	}
 	header := []string{
-		fmt.Sprintf("Written by `playground snapshot` at %s: %d nodes, %d bound pods of %s.",
-			start.UTC().Format(time.RFC3339), len(s.Nodes), len(s.BoundPods), scope),
+		fmt.Sprintf("Written by `playground snapshot` at %s: %d nodes, %s of %s.",
+			start.UTC().Format(time.RFC3339), len(s.Nodes), podCounts(f, s), scope),
 		"Replay it with `playground --scenario FILE`, or name it as `base:` of a scenario.",
+	}
+	if f.includePending {
+		header = append(header, "The pending pods are objects: the replay places each with its config's profile of the",
+			"scheduler it named (annotation "+scenario.SnapshotSchedulerAnnotation+"), else its first; --explain says why.")
 	}
 	out, dest := stdout, "stdout"
 	if f.outputFile != "" {
@@ -156,7 +178,7 @@ func runSnapshot(ctx context.Context, f *snapshotFlags, stdout, stderr io.Writer
 		defer file.Close()
 		out, dest = file, f.outputFile
 	}
-	if err := scenario.Write(out, s, header); err != nil {
+	if err := snapshot.Write(out, s, header); err != nil {
 		fmt.Fprintf(stderr, "playground snapshot: writing %s: %v\n", dest, err)
 		return exitFailure
 	}
@@ -166,6 +188,16 @@ func runSnapshot(ctx context.Context, f *snapshotFlags, stdout, stderr io.Writer
 			return exitFailure
 		}
 	}
-	fmt.Fprintf(stderr, "wrote %d nodes and %d bound pods to %s in %v\n", len(s.Nodes), len(s.BoundPods), dest, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stderr, "wrote %d nodes and %s to %s in %v\n", len(s.Nodes), podCounts(f, s), dest, time.Since(start).Round(time.Millisecond))
 	return exitOK
+}
+
+// podCounts says how many pods s holds: "11 bound pods", and with
+// --include-pending "11 bound pods and 2 pending pods".
+func podCounts(f *snapshotFlags, s *scenario.Scenario) string {
+	counts := fmt.Sprintf("%d bound pods", len(s.BoundPods))
+	if f.includePending {
+		counts += fmt.Sprintf(" and %d pending pods", len(s.Objects))
+	}
+	return counts
 }

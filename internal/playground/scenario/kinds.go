@@ -18,6 +18,7 @@ package scenario
 
 import (
 	"maps"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -162,6 +163,20 @@ func defaultSchedulerName(spec *corev1.PodSpec, schedulerName string) {
 	if spec.SchedulerName == "" && spec.NodeName == "" {
 		spec.SchedulerName = schedulerName
 	}
+}
+
+// SnapshotSchedulerAnnotation records, on a pending pod `playground
+// snapshot` took, the scheduler it named in its cluster; the file's pod
+// names none, as the replay's profiles have names of their own.
+const SnapshotSchedulerAnnotation = "playground.adminsched.io/scheduler-name"
+
+// schedulerFor is the profile a pod that names none gets: the one of
+// SnapshotSchedulerAnnotation if schedulerNames has it, else the first.
+func schedulerFor(o metav1.Object, schedulerNames []string) string {
+	if name := o.GetAnnotations()[SnapshotSchedulerAnnotation]; slices.Contains(schedulerNames, name) {
+		return name
+	}
+	return schedulerNames[0]
 }
 
 // replicasInRange is the number of pods spec.replicas makes (1 when unset),

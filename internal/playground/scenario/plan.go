@@ -128,7 +128,7 @@ func defaulted(d decoded, schedulerNames []string) (*unstructured.Unstructured, 
 		defaultTemplate(o.GetName(), t, sel)
 	}
 	if rule.podSpec != nil && len(schedulerNames) > 0 {
-		defaultSchedulerName(rule.podSpec(o), schedulerNames[0])
+		defaultSchedulerName(rule.podSpec(o), schedulerFor(o, schedulerNames))
 	}
 	if rule.defaults != nil {
 		rule.defaults(o)

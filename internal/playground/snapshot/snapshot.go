@@ -52,29 +52,48 @@ type Options struct {
 	// Progress receives a line per 1,000 pods and per 1,000 nodes listed;
 	// nil discards them.
 	Progress io.Writer
+	// Pending records the pending pods too, as Pod objects for the replay
+	// to place (see PendingPodFrom), at most scenario.MaxPods of them.
+	Pending bool
+	// SchedulerNames, when not empty, restricts the pending pods to those
+	// that name one of these schedulers.
+	SchedulerNames []string
 }
 
 // Take lists the cluster's nodes and its pods bound to them (pending,
 // running or of unknown phase: Succeeded and Failed ones hold no
 // resources), page by page, and returns them as a scenario with nodes and
-// boundPods. A pod whose node is not listed (deleted meanwhile) is left
-// out.
+// boundPods; with opts.Pending, its pending pods as objects. A pod whose
+// node is not listed (deleted meanwhile) is left out.
 func Take(ctx context.Context, client kubernetes.Interface, opts Options) (*scenario.Scenario, error) {
-	logger := klog.FromContext(ctx)
-	progress := opts.Progress
-	if progress == nil {
-		progress = io.Discard
+	if opts.Progress == nil {
+		opts.Progress = io.Discard
 	}
-	limit := opts.PageSize
-	if limit <= 0 {
-		limit = 500
+	if opts.PageSize <= 0 {
+		opts.PageSize = 500
 	}
 	s := &scenario.Scenario{}
+	nodes, err := takeNodes(ctx, client, opts, s)
+	if err != nil {
+		return nil, err
+	}
+	if err := takeBoundPods(ctx, client, opts, s, nodes); err != nil {
+		return nil, err
+	}
+	if opts.Pending {
+		if err := takePendingPods(ctx, client, opts, s); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func takeNodes(ctx context.Context, client kubernetes.Interface, opts Options, s *scenario.Scenario) (map[string]bool, error) {
 	nodes := map[string]bool{}
 	next := 1000
 	cont := ""
 	for {
-		list, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{Limit: limit, Continue: cont})
+		list, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{Limit: opts.PageSize, Continue: cont})
 		if err != nil {
 			return nil, fmt.Errorf("listing nodes: %w", err)
 		}
@@ -84,55 +103,67 @@ func Take(ctx context.Context, client kubernetes.Interface, opts Options) (*scen
 			nodes[n.Name] = true
 		}
 		if len(s.Nodes) >= next {
-			fmt.Fprintf(progress, "listed %d nodes\n", len(s.Nodes))
+			fmt.Fprintf(opts.Progress, "listed %d nodes\n", len(s.Nodes))
 			next = (len(s.Nodes)/1000 + 1) * 1000
 		}
 		if cont = list.Continue; cont == "" {
 			break
 		}
 	}
-	fmt.Fprintf(progress, "%d nodes\n", len(s.Nodes))
+	fmt.Fprintf(opts.Progress, "%d nodes\n", len(s.Nodes))
+	return nodes, nil
+}
 
+func takeBoundPods(ctx context.Context, client kubernetes.Interface, opts Options, s *scenario.Scenario, nodes map[string]bool) error {
+	logger := klog.FromContext(ctx)
 	skipped := 0
-	next = 1000
-	seen := 0
-	cont = ""
+	// Bound, and holding resources; checked again below.
+	err := eachPod(ctx, client, opts, "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed", func(p *corev1.Pod) {
+		if p.Spec.NodeName == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			return
+		}
+		if !nodes[p.Spec.NodeName] {
+			skipped++
+			logger.V(2).Info("Skipping a pod whose node is not in the snapshot", "pod", klog.KObj(p), "node", p.Spec.NodeName)
+			return
+		}
+		s.BoundPods = append(s.BoundPods, BoundPodFrom(p))
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.Progress, "%d bound pods", len(s.BoundPods))
+	if skipped > 0 {
+		fmt.Fprintf(opts.Progress, " (%d skipped: their node was not listed)", skipped)
+	}
+	fmt.Fprintln(opts.Progress)
+	return nil
+}
+
+// eachPod calls fn on every pod of opts.Namespace that fieldSelector
+// selects, page by page, with a progress line per 1,000 pods.
+func eachPod(ctx context.Context, client kubernetes.Interface, opts Options, fieldSelector string, fn func(*corev1.Pod)) error {
+	next, seen := 1000, 0
+	cont := ""
 	for {
 		list, err := client.CoreV1().Pods(opts.Namespace).List(ctx, metav1.ListOptions{
-			Limit: limit, Continue: cont,
-			// Bound, and holding resources; checked again below.
-			FieldSelector: "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed",
+			Limit: opts.PageSize, Continue: cont, FieldSelector: fieldSelector,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("listing pods: %w", err)
+			return fmt.Errorf("listing pods: %w", err)
 		}
 		for i := range list.Items {
-			p := &list.Items[i]
 			seen++
-			if p.Spec.NodeName == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
-				continue
-			}
-			if !nodes[p.Spec.NodeName] {
-				skipped++
-				logger.V(2).Info("Skipping a pod whose node is not in the snapshot", "pod", klog.KObj(p), "node", p.Spec.NodeName)
-				continue
-			}
-			s.BoundPods = append(s.BoundPods, BoundPodFrom(p))
+			fn(&list.Items[i])
 		}
 		if seen >= next {
-			fmt.Fprintf(progress, "listed %d pods\n", seen)
+			fmt.Fprintf(opts.Progress, "listed %d pods\n", seen)
 			next = (seen/1000 + 1) * 1000
 		}
 		if cont = list.Continue; cont == "" {
-			break
+			return nil
 		}
 	}
-	fmt.Fprintf(progress, "%d bound pods", len(s.BoundPods))
-	if skipped > 0 {
-		fmt.Fprintf(progress, " (%d skipped: their node was not listed)", skipped)
-	}
-	fmt.Fprintln(progress)
-	return s, nil
 }
 
 // NodeSpecFrom is what a snapshot keeps of a node: name, labels, taints,
