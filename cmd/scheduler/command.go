@@ -28,6 +28,11 @@ func outOfTreePlugins() []app.Option {
 	return plugins.Options()
 }
 
+// newCommand is upstream's kube-scheduler command with our plugins and a
+// warning for each pluginConfig entry that no enabled plugin reads.
 func newCommand() *cobra.Command {
-	return app.NewSchedulerCommand(outOfTreePlugins()...)
+	var cmd *cobra.Command
+	configFile := func() string { return cmd.Flags().Lookup("config").Value.String() }
+	cmd = app.NewSchedulerCommand(append(outOfTreePlugins(), warnUnusedPluginConfig(configFile))...)
+	return cmd
 }

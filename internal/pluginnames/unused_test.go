@@ -1,0 +1,71 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package pluginnames
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	configv1 "k8s.io/kube-scheduler/config/v1"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
+)
+
+// decodeDefaulted decodes a KubeSchedulerConfiguration and defaults it, as
+// the scheduler runs it, keeping the v1 types.
+func decodeDefaulted(t *testing.T, text string) *configv1.KubeSchedulerConfiguration {
+	t.Helper()
+	obj, _, err := scheme.Codecs.UniversalDecoder(configv1.SchemeGroupVersion).Decode([]byte(text), nil, &configv1.KubeSchedulerConfiguration{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obj.(*configv1.KubeSchedulerConfiguration)
+}
+
+// TestFindUnused: every pluginConfig entry that no enabled plugin of its
+// profile reads, misspelt or for a plugin the profile leaves out; the
+// entries of default plugins and of the profile's own are read.
+func TestFindUnused(t *testing.T) {
+	cfg := decodeDefaulted(t, `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: custom-scheduler
+  plugins:
+    multiPoint: {enabled: [{name: NodeLessPods}], disabled: [{name: PodTopologySpread}]}
+  pluginConfig:
+  - {name: NodeLessPod, args: {mode: MostPods}}
+  - {name: NodeLessPods}
+  - {name: DefaultPreemption}
+  - {name: PodTopologySpread}
+  - {name: Zzzzzzzz}
+- schedulerName: other
+  pluginConfig:
+  - {name: placementpolicy}
+`)
+	var got []string
+	for _, u := range FindUnused(cfg, Known()) {
+		got = append(got, u.Profile+" "+u.Path.String()+" "+u.Name+": "+u.Reason()+"; meant "+u.Meant)
+	}
+	want := []string{
+		"custom-scheduler profiles[0].pluginConfig[0] NodeLessPod: no such plugin; meant NodeLessPods",
+		"custom-scheduler profiles[0].pluginConfig[3] PodTopologySpread: the profile does not enable this plugin at any extension point; meant ",
+		"custom-scheduler profiles[0].pluginConfig[4] Zzzzzzzz: no such plugin; meant ",
+		"other profiles[1].pluginConfig[0] placementpolicy: no such plugin; meant PlacementPolicy",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("unused entries (-want, +got):\n%s", diff)
+	}
+}
