@@ -477,7 +477,7 @@ func nameDiff(want, got []string) (missing, extra []string) {
 func TestChartBadValues(t *testing.T) {
 	checkBadValues(t, []badValues{
 		{"the default scheduler's lease", []string{"--set", "leaderElection.resourceName=kube-scheduler"},
-			[]string{"/leaderElection/resourceName"}},
+			[]string{"leaderElection.resourceName"}},
 		{"NodeLessPods mode Fewest", []string{"--set-json", `pluginConfig=[{"name":"NodeLessPods","args":{"mode":"Fewest"}}]`},
 			[]string{"/pluginConfig/0/args/mode", "LeastPods"}},
 		{"an unknown NodeLessPods arg", []string{"--set-json", `pluginConfig=[{"name":"NodeLessPods","args":{"weight":2}}]`},

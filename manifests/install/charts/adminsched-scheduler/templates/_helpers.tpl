@@ -82,10 +82,26 @@ default is the default scheduler's kube-system/kube-scheduler.
 {{- $_ := set $le "resourceName" (.Values.leaderElection.resourceName | default (include "adminsched-scheduler.fullname" .)) }}
 {{- $_ := set $le "resourceNamespace" (.Values.leaderElection.resourceNamespace | default .Release.Namespace) }}
 {{- end }}
-{{- if and $le.leaderElect (eq (toString $le.resourceName) "kube-scheduler") }}
-{{- fail "leaderElection.resourceName: kube-scheduler is the default scheduler's lease; set another name (default: the release's fullname)" }}
+{{- if eq (toString $le.resourceName) "kube-scheduler" }}
+{{- fail (include "adminsched-scheduler.defaultLeaseError" .) }}
 {{- end }}
 {{- toYaml $le }}
+{{- end }}
+
+{{/*
+Why the lease kube-scheduler is refused, by where the name came from. The
+Role grants get and update on the lease's name, so it is refused with or
+without leaderElect: the schema checks no value against it, so that this
+message, not a bare 'not' failed, is what the user reads.
+*/}}
+{{- define "adminsched-scheduler.defaultLeaseError" -}}
+{{- if .Values.config.raw -}}
+config.raw: leaderElection.resourceName "kube-scheduler" is the default scheduler's lease (kube-system/kube-scheduler), which this scheduler must not take; name a lease of its own
+{{- else if .Values.leaderElection.resourceName -}}
+leaderElection.resourceName: "kube-scheduler" is the default scheduler's lease (kube-system/kube-scheduler), which this scheduler must not take; set another name, or leave it empty for the release's fullname
+{{- else -}}
+leaderElection.resourceName: empty, so the lease is named after the release's fullname, "kube-scheduler": that is the default scheduler's lease; set leaderElection.resourceName, or another release name or fullnameOverride
+{{- end -}}
 {{- end }}
 
 {{/* The name of the leader-election lease. */}}
@@ -111,6 +127,9 @@ the config at start-up.
 {{- end }}
 {{- $seen := dict }}
 {{- range $i, $p := $profiles }}
+{{- if eq (toString $p.schedulerName) "default-scheduler" }}
+{{- fail (printf "%s: \"default-scheduler\" is the default scheduler's name: both would place the same pods; name the profile otherwise (default: custom-scheduler)" (ternary (printf "profiles[%d].schedulerName" $i) "schedulerName" (gt (len $.Values.profiles) 0))) }}
+{{- end }}
 {{- if hasKey $seen $p.schedulerName }}
 {{- fail (printf "profiles[%d].schedulerName: %q is already the name of profiles[%v]; each profile needs a schedulerName of its own" $i $p.schedulerName (get $seen $p.schedulerName)) }}
 {{- end }}
