@@ -160,7 +160,7 @@ func runSnapshot(ctx context.Context, f *snapshotFlags, stdout, stderr io.Writer
 		scope = "namespace " + f.namespace
 	}
 	header := []string{
-		fmt.Sprintf("Written by `playground snapshot` at %s: %d nodes, %s of %s.",
+		fmt.Sprintf("Written by `playground snapshot` at %s: %d nodes%s of %s.",
 			start.UTC().Format(time.RFC3339), len(s.Nodes), podCounts(f, s), scope),
 		"Replay it with `playground --scenario FILE`, or name it as `base:` of a scenario.",
 	}
@@ -188,16 +188,19 @@ func runSnapshot(ctx context.Context, f *snapshotFlags, stdout, stderr io.Writer
 			return exitFailure
 		}
 	}
-	fmt.Fprintf(stderr, "wrote %d nodes and %s to %s in %v\n", len(s.Nodes), podCounts(f, s), dest, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stderr, "wrote %d nodes%s to %s in %v\n", len(s.Nodes), podCounts(f, s), dest, time.Since(start).Round(time.Millisecond))
 	return exitOK
 }
 
-// podCounts says how many pods s holds: "11 bound pods", and with
-// --include-pending "11 bound pods and 2 pending pods".
+// podCounts says how many pods s holds after its nodes: " and 11 bound
+// pods", with --include-pending ", 11 bound pods and 1 pending pod".
 func podCounts(f *snapshotFlags, s *scenario.Scenario) string {
-	counts := fmt.Sprintf("%d bound pods", len(s.BoundPods))
-	if f.includePending {
-		counts += fmt.Sprintf(" and %d pending pods", len(s.Objects))
+	if !f.includePending {
+		return fmt.Sprintf(" and %d bound pods", len(s.BoundPods))
 	}
-	return counts
+	pending := fmt.Sprintf("%d pending pods", len(s.Objects))
+	if len(s.Objects) == 1 {
+		pending = "1 pending pod"
+	}
+	return fmt.Sprintf(", %d bound pods and %s", len(s.BoundPods), pending)
 }

@@ -338,6 +338,7 @@ func TestSnapshotFlags(t *testing.T) {
 	}{
 		{[]string{"--namespace", "a", "--all-namespaces"}, "exclude each other"},
 		{[]string{"--all-namespaces=false"}, "needs --namespace"},
+		{[]string{"--scheduler-name", "custom-scheduler"}, "--scheduler-name selects pending pods: it needs --include-pending"},
 		{[]string{"--page-size", "0"}, `invalid argument "0" for "--page-size" flag: must be at least 1`},
 		{[]string{"extra"}, `unexpected argument "extra": playground snapshot takes flags only`},
 		{[]string{"--kubeconfig", "/nonexistent/kubeconfig"}, "loading the kubeconfig"},
@@ -358,5 +359,67 @@ func TestSnapshotFlags(t *testing.T) {
 	var out, errOut syncBuffer
 	if code := run(context.Background(), []string{"--help"}, &out, &errOut); code != exitOK || !strings.Contains(out.String(), "\n  snapshot    ") {
 		t.Errorf("playground --help: exit %d, stdout %q", code, out.String())
+	}
+}
+
+// TestSnapshotIncludePending is the monitoring runbook's "why is it
+// Pending": a cluster (the playground, kept up) where a payments pod pinned
+// to the US waits, as the EU data residency rule refuses the US nodes;
+// `playground snapshot --include-pending` records it with what the
+// scheduler said, and its replay with --explain names the rule and the
+// node selector that leave it no node. Without the flag the pod is not in
+// the snapshot.
+func TestSnapshotIncludePending(t *testing.T) {
+	config := scenarios + "placement-config.yaml"
+	_, _, kubeconfig := keepRunKubeconfig(t, "--scenario", scenarios+"policy/residency.yaml", "--config", config)
+	dir := t.TempDir()
+	take := func(name string, args ...string) (string, string) {
+		t.Helper()
+		file := filepath.Join(dir, name)
+		var stdout, stderr syncBuffer
+		code := execute(context.Background(), append([]string{"snapshot", "--kubeconfig", kubeconfig, "--output-file", file}, args...), &stdout, &stderr)
+		t.Logf("playground snapshot %s: exit %d\nstderr:\n%s", strings.Join(args, " "), code, stderr.String())
+		if code != exitOK {
+			t.Fatalf("exit code %d, want 0", code)
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data), stderr.String()
+	}
+	if old, _ := take("bound.yaml"); strings.Contains(old, "us-report") || strings.Contains(old, "objects:") {
+		t.Errorf("a snapshot without --include-pending holds the pending pod:\n%s", old)
+	}
+	data, stderr := take("pending.yaml", "--include-pending", "--scheduler-name", "custom-scheduler")
+	if !strings.Contains(stderr, "\n1 pending pod\nwrote 6 nodes, 16 bound pods and 1 pending pod to ") {
+		t.Errorf("stderr does not report 1 pending pod")
+	}
+	comment := `# payments/us-report (scheduler custom-scheduler): 0/6 nodes are available: `
+	if !strings.Contains(data, comment) || !strings.Contains(data, `didn't match placement rule \"eu-data-residency\"`) {
+		t.Errorf("the snapshot lacks the pending pod with its last FailedScheduling message (%q):\n%s", comment, data)
+	}
+	if !strings.Contains(data, ": 6 nodes, 16 bound pods and 1 pending pod of every namespace.") {
+		t.Errorf("the snapshot's header does not count 16 bound pods and 1 pending pod:\n%s", data)
+	}
+
+	code, out, _ := runPlayground(t, "--scenario", filepath.Join(dir, "pending.yaml"), "--config", config, "--explain", "-o", "json")
+	if code != exitOK {
+		t.Fatalf("replay: exit code %d, want 0", code)
+	}
+	r := decodeResult(t, out)
+	if len(r.Pods) != 1 || r.Pods[0].Name != "us-report" || r.Pods[0].Node != "" || r.Pods[0].Explain == nil {
+		t.Fatalf("replayed pods %+v: want payments/us-report, unbound, explained", r.Pods)
+	}
+	got := map[string][]string{}
+	for _, g := range r.Pods[0].Explain.Filtered {
+		got[g.Plugin+": "+g.Reason] = g.Nodes
+	}
+	want := map[string][]string{
+		`PlacementPolicy: node(s) didn't match placement rule "eu-data-residency"`: {"us-1", "us-2"},
+		`NodeAffinity: node(s) didn't match Pod's node affinity/selector`:          {"eu-1", "eu-2", "spot-1", "spot-2"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the replay's filtered nodes of us-report, by plugin and reason (-want +got):\n%s", diff)
 	}
 }

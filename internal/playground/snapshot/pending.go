@@ -224,7 +224,11 @@ func takePendingPods(ctx context.Context, client kubernetes.Interface, opts Opti
 	if objErr != nil {
 		return objErr
 	}
-	fmt.Fprintf(opts.Progress, "%d pending pods", len(s.Objects))
+	if len(s.Objects) == 1 {
+		fmt.Fprint(opts.Progress, "1 pending pod")
+	} else {
+		fmt.Fprintf(opts.Progress, "%d pending pods", len(s.Objects))
+	}
 	var parts []string
 	for _, why := range skipOrder {
 		if n := skipped[why]; n > 0 {

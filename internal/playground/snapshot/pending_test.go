@@ -192,7 +192,7 @@ func TestTakePending(t *testing.T) {
 		}, progress: "2 pending pods (skipped: 1 with scheduling gates, which no scheduler tries; 1 of DaemonSets, whose owner the replay cannot recreate)\n"},
 		{name: "one scheduler", schedulers: []string{"custom-scheduler"}, want: map[string]string{
 			"web": "0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector.",
-		}, progress: "1 pending pods (skipped: 1 with scheduling gates, which no scheduler tries; 1 of DaemonSets, whose owner the replay cannot recreate; 1 for other schedulers)\n"},
+		}, progress: "1 pending pod (skipped: 1 with scheduling gates, which no scheduler tries; 1 of DaemonSets, whose owner the replay cannot recreate; 1 for other schedulers)\n"},
 		{name: "events forbidden", eventsFail: true, want: map[string]string{
 			"web": "no FailedScheduling event", "batch": "no FailedScheduling event",
 		}, progress: "2 pending pods (skipped"},
