@@ -89,8 +89,29 @@ See 'playground --help'.
 		{[]string{"run", "tutorial.yaml"}, `playground run: unexpected argument "tutorial.yaml": playground run takes flags only
 See 'playground run --help'.
 `},
-		{[]string{"--scenaro", "x.yaml"}, `playground: unknown flag: --scenaro
+		{[]string{"--scenaro", "x.yaml"}, `playground: unknown flag: --scenaro; did you mean --scenario?
 See 'playground --help'.
+`},
+		{[]string{"--scenarios", "x.yaml"}, `playground: unknown flag: --scenarios; did you mean --scenario?
+See 'playground --help'.
+`},
+		{[]string{"-scenarios", "x.yaml"}, `playground: unknown shorthand flag: 's' in -scenarios; did you mean --scenario?
+See 'playground --help'.
+`},
+		{[]string{"--zzzzzzzz"}, `playground: unknown flag: --zzzzzzzz
+See 'playground --help'.
+`},
+		{[]string{"run", "--explian"}, `playground run: unknown flag: --explian; did you mean --explain?
+See 'playground run --help'.
+`},
+		{[]string{"test", "--junt=r.xml", "x.yaml"}, `playground test: unknown flag: --junt; did you mean --junit?
+See 'playground test --help'.
+`},
+		{[]string{"snapshot", "--kubconfig", "k"}, `playground snapshot: unknown flag: --kubconfig; did you mean --kubeconfig?
+See 'playground snapshot --help'.
+`},
+		{[]string{"version", "--ouptut", "json"}, `playground version: unknown flag: --ouptut; did you mean --output?
+See 'playground version --help'.
 `},
 		{[]string{"test"}, `playground test: no scenario file given
 See 'playground test --help'.

@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -24,6 +25,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/adminsched/scheduler-plugins/internal/didyoumean"
 )
 
 // Flag values that refuse what they cannot hold while the flags are parsed,
@@ -91,4 +95,30 @@ func (a *atLeast) Set(s string) error {
 	}
 	a.value = v
 	return nil
+}
+
+// suggestFlag is every command's flag error function: to an unknown flag it
+// adds the flag meant, as cobra does for a mistyped command only:
+// `unknown flag: --scenarios; did you mean --scenario?`. A long name
+// written with one dash (-scenarios) fails as a shorthand and gets the
+// same suggestion.
+func suggestFlag(cmd *cobra.Command, err error) error {
+	var notExist *pflag.NotExistError
+	if !errors.As(err, &notExist) {
+		return err
+	}
+	name := notExist.GetSpecifiedName()
+	if short := notExist.GetSpecifiedShortnames(); short != "" {
+		name, _, _ = strings.Cut(short, "=")
+	}
+	var names []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden && f.Deprecated == "" {
+			names = append(names, f.Name)
+		}
+	})
+	if meant := didyoumean.Closest(name, names); meant != "" {
+		return fmt.Errorf("%w; did you mean --%s?", err, meant)
+	}
+	return err
 }

@@ -67,6 +67,8 @@ folder. ` + assetsHelp
 	root.SilenceErrors = true
 	root.SilenceUsage = true
 	root.SuggestionsMinimumDistance = 2
+	// Subcommands inherit it.
+	root.SetFlagErrorFunc(suggestFlag)
 	root.AddCommand(newRunCommand("run"), newSnapshotCommand(), newTestCommand(), newVersionCommand())
 	return root
 }

@@ -31,6 +31,7 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
 
+	"github.com/adminsched/scheduler-plugins/internal/didyoumean"
 	"github.com/adminsched/scheduler-plugins/pkg/plugins"
 )
 
@@ -86,40 +87,9 @@ func unknownPlugin(name string, known sets.Set[string]) string {
 }
 
 // closest returns the known name nearest to name, when it is near enough to
-// be a typo: equal but for case, or at most a third of its letters apart.
+// be a typo.
 func closest(name string, known sets.Set[string]) string {
-	best, bestDist := "", len(name)/3+1
-	for _, k := range sets.List(known) {
-		if strings.EqualFold(k, name) {
-			return k
-		}
-		if d := editDistance(strings.ToLower(name), strings.ToLower(k)); d < bestDist {
-			best, bestDist = k, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, over bytes:
-// plugin names are ASCII.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return didyoumean.Closest(name, sets.List(known))
 }
 
 type namedPluginSet struct {
