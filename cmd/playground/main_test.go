@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -148,6 +149,22 @@ func keepRun(t *testing.T, args ...string) (string, kubernetes.Interface) {
 // prints.
 func keepRunKubeconfig(t *testing.T, args ...string) (string, kubernetes.Interface, string) {
 	t.Helper()
+	k := keepRunAll(t, args...)
+	return k.stdout, k.client, k.kubeconfig
+}
+
+// keptRun is what keepRunAll returns once the result and the banner are
+// printed.
+type keptRun struct {
+	stdout, stderr, kubeconfig string
+	client                     kubernetes.Interface
+}
+
+// keepRunAll runs the playground with --keep until the end of the test and
+// returns, once the banner is printed, the output so far, the kubeconfig
+// of the banner's export line and a client of the control plane.
+func keepRunAll(t *testing.T, args ...string) keptRun {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr syncBuffer
 	done := make(chan int, 1)
@@ -163,19 +180,18 @@ func keepRunKubeconfig(t *testing.T, args ...string) (string, kubernetes.Interfa
 		}
 	})
 	deadline := time.After(3 * time.Minute)
-	for !strings.Contains(stderr.String(), "kubectl --kubeconfig ") {
+	for exportRE.FindString(stderr.String()) == "" {
 		select {
 		case code := <-done:
 			done <- code // for the cleanup
 			t.Fatalf("run returned %d before Ctrl-C; stderr:\n%s", code, stderr.String())
 		case <-deadline:
-			t.Fatalf("no kubectl hint; stderr:\n%s", stderr.String())
+			t.Fatalf("no export KUBECONFIG= line; stderr:\n%s", stderr.String())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
 	t.Logf("playground %s\nstderr:\n%s", strings.Join(args, " "), stderr.String())
-	hint := stderr.String()[strings.Index(stderr.String(), "kubectl --kubeconfig "):]
-	kubeconfig := strings.Fields(hint)[2]
+	kubeconfig := exportedKubeconfig(t, stderr.String())
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		t.Fatal(err)
@@ -184,5 +200,20 @@ func keepRunKubeconfig(t *testing.T, args ...string) (string, kubernetes.Interfa
 	if err != nil {
 		t.Fatal(err)
 	}
-	return stdout.String(), client, kubeconfig
+	return keptRun{stdout: stdout.String(), stderr: stderr.String(), kubeconfig: kubeconfig, client: client}
+}
+
+// exportRE is the line of --keep's banner that a shell applies (as
+// test/docs does): export KUBECONFIG=... and maybe PATH=....
+var exportRE = regexp.MustCompile(`(?m)^\s*(export KUBECONFIG=\S.*)$`)
+
+// exportedKubeconfig is the KUBECONFIG of the banner's export line in
+// stderr (an unquoted path: the playground's temp dirs need no quoting).
+func exportedKubeconfig(t *testing.T, stderr string) string {
+	t.Helper()
+	m := exportRE.FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no export KUBECONFIG= line in:\n%s", stderr)
+	}
+	return strings.TrimPrefix(strings.Fields(m[1])[1], "KUBECONFIG=")
 }

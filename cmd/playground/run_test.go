@@ -125,7 +125,7 @@ func TestTimeout(t *testing.T) {
 	if n := strings.Count(stderr.String(), "not every pod was bound or found unschedulable within 1ms"); n != 1 {
 		t.Errorf("stderr reports the timeout %d times, want once", n)
 	}
-	if !strings.Contains(stderr.String(), "--keep: the run failed, so the control plane and the scheduler are stopped\n") || strings.Contains(stderr.String(), "kubectl --kubeconfig") {
+	if !strings.Contains(stderr.String(), "--keep: the run failed, so the control plane and the scheduler are stopped\n") || strings.Contains(stderr.String(), "export KUBECONFIG=") {
 		t.Errorf("stderr does not say that --keep did not keep the failed run")
 	}
 	const kept = "logs (scheduler, etcd, kube-apiserver, kube-controller-manager, kwok) kept in "
@@ -177,8 +177,8 @@ func TestDefaultsFromAnotherFolder(t *testing.T) {
 }
 
 // TestKeep runs the tutorial with --keep and the text output: the result is
-// printed, the control plane stays up with a kubectl hint until Ctrl-C, and
-// everything is gone after.
+// printed, the control plane stays up with an export KUBECONFIG= line
+// until Ctrl-C, and everything is gone after.
 func TestKeep(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -188,22 +188,18 @@ func TestKeep(t *testing.T) {
 		done <- run(ctx, []string{"--assets", assets, "--config", shippedConfig, "--scenario", tutorial, "--keep"}, &stdout, &stderr)
 	}()
 	deadline := time.After(2 * time.Minute)
-	for !strings.Contains(stderr.String(), "kubectl --kubeconfig ") {
+	for exportRE.FindString(stderr.String()) == "" {
 		select {
 		case code := <-done:
 			t.Fatalf("run returned %d before Ctrl-C; stderr:\n%s", code, stderr.String())
 		case <-deadline:
-			t.Fatalf("no kubectl hint; stderr:\n%s", stderr.String())
+			t.Fatalf("no export KUBECONFIG= line; stderr:\n%s", stderr.String())
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	line := stderr.String()[strings.Index(stderr.String(), "kubectl --kubeconfig "):]
-	fields := strings.Fields(line)
-	if len(fields) < 6 || fields[3] != "get" {
-		t.Fatalf("hint %q, want kubectl --kubeconfig PATH get pods -A -o wide", line)
-	}
-	if data, err := os.ReadFile(fields[2]); err != nil || !strings.Contains(string(data), "server:") {
-		t.Errorf("kubeconfig %s: %v, content %q", fields[2], err, data)
+	kubeconfig := exportedKubeconfig(t, stderr.String())
+	if data, err := os.ReadFile(kubeconfig); err != nil || !strings.Contains(string(data), "server:") {
+		t.Errorf("kubeconfig %s: %v, content %q", kubeconfig, err, data)
 	}
 	// The tutorial's result, in text, printed before waiting.
 	for _, want := range []string{"pods per node:", "tutorial-1  █", "tutorial-3  █", "default/test-pod-1", "-> tutorial-", "spread (max-min pods per node): 1\n"} {
@@ -220,8 +216,8 @@ func TestKeep(t *testing.T) {
 	case <-time.After(time.Minute):
 		t.Fatal("run did not return after Ctrl-C")
 	}
-	if _, err := os.Stat(fields[2]); !os.IsNotExist(err) {
-		t.Errorf("kubeconfig %s still there after exit: %v", fields[2], err)
+	if _, err := os.Stat(kubeconfig); !os.IsNotExist(err) {
+		t.Errorf("kubeconfig %s still there after exit: %v", kubeconfig, err)
 	}
 }
 

@@ -72,7 +72,10 @@ type Options struct {
 	// discards them.
 	Progress io.Writer
 	// Keep leaves the control plane and the scheduler of the last config up
-	// when Play returns; Session.Stop stops them.
+	// when Play returns; Session.Stop stops them. Unless that config has a
+	// profile named default-scheduler, the default scheduler is started
+	// too once the run is done (see Session.DefaultScheduler): a pod
+	// created with no schedulerName is scheduled, as on a real cluster.
 	Keep bool
 	// Explain records every scheduling attempt (see package schedtrace)
 	// and sets PodResult.Explain. The scheduler then gives no
@@ -107,6 +110,14 @@ type Session struct {
 	// Kubeconfig reaches the control plane of the last config, which is
 	// still up when Options.Keep is set (until Stop).
 	Kubeconfig string
+	// Profiles are the scheduler names that the kept scheduler serves: the
+	// last config's profiles, the first being the scenario's default.
+	Profiles []string
+	// DefaultScheduler says that Options.Keep also left the default
+	// scheduler up (the in-tree profile, default-scheduler), which takes
+	// the pods that name no scheduler, as on a real cluster: the config
+	// has no profile of that name. It started after the run.
+	DefaultScheduler bool
 
 	stop func()
 }
@@ -191,10 +202,14 @@ func Play(ctx context.Context, opts Options) (*Session, error) {
 		}
 		session.Runs = append(session.Runs, report.Run{Config: sc.source, Result: *res})
 		session.Kubeconfig = sc.kubeconfig
-		if opts.Keep && i == len(prepared)-1 {
-			session.stop = stop
-		} else {
+		if !opts.Keep || i < len(prepared)-1 {
 			stop()
+			continue
+		}
+		session.Profiles = sc.profiles
+		session.stop, session.DefaultScheduler, err = keepUp(ctx, sc, stop, len(timeouts) == 0, progress)
+		if err != nil {
+			return nil, errors.Join(append(timeouts, err)...)
 		}
 	}
 	return session, errors.Join(timeouts...)
