@@ -189,7 +189,8 @@ func TestPolicyTestInput(t *testing.T) {
 		{
 			name: "invalid assertions", args: []string{"testdata/policy/bad-expect.yaml", "testdata/policy/no-expect.yaml"}, code: exitInput,
 			stderr: []string{
-				"testdata/policy/bad-expect.yaml: expect[0].maxPodsPerNode: Invalid value: -1: must not be negative",
+				"playground test: testdata/policy/bad-expect.yaml: invalid scenario (3 problems):\n" +
+					"  testdata/policy/bad-expect.yaml: expect[0].maxPodsPerNode: Invalid value: -1: must not be negative\n",
 				`testdata/policy/bad-expect.yaml: expect[1].pods.matchExpressions[0].operator: Invalid value: "Near": not a valid selector operator`,
 				"testdata/policy/bad-expect.yaml: expect[2]: Required value: an assertion needs a check",
 				"testdata/policy/no-expect.yaml: expect: Required value",

@@ -124,7 +124,7 @@ type testFile struct {
 func loadTestFile(path, configFlag string) (*testFile, error) {
 	plan, err := scenario.Load(path, nil)
 	if err != nil {
-		return nil, fmt.Errorf("invalid scenario:\n%w", err)
+		return nil, scenario.Invalid(err)
 	}
 	s := plan.Scenario
 	if len(s.Expect) == 0 {

@@ -284,7 +284,7 @@ func checkInputs(ctx context.Context, opts Options) ([]*schedConfig, []*scenario
 			plans[i], err = scenario.Load(opts.Scenario, sc.profiles)
 		}
 		if err != nil {
-			return nil, nil, nil, &InputError{Err: fmt.Errorf("invalid scenario:\n%w", err)}
+			return nil, nil, nil, &InputError{Err: scenario.Invalid(err)}
 		}
 	}
 	if found, _ := karpenterObjects(plans[0]); len(found) > 0 && !opts.Karpenter {

@@ -96,9 +96,9 @@ profiles:
 		want     []string
 	}{
 		{name: "bad quantity", scenario: badScenario, configs: []string{shippedConfig},
-			want: []string{"invalid scenario:\n", badScenario, "nodes[1].allocatable.pods", `"many"`}},
+			want: []string{"invalid scenario: ", badScenario, "nodes[1].allocatable.pods", `"many"`}},
 		{name: "missing scenario", scenario: "nope.yaml", configs: []string{shippedConfig},
-			want: []string{"invalid scenario:\n", "nope.yaml"}},
+			want: []string{"invalid scenario: ", "nope.yaml"}},
 		{name: "missing config", scenario: tutorial, configs: []string{"nope-config.yaml"},
 			want: []string{"scheduler config", "nope-config.yaml"}},
 		{name: "invalid plugin args", scenario: tutorial, configs: []string{badMode},
@@ -110,10 +110,10 @@ profiles:
 		{name: "the compared config is checked too", scenario: tutorial, configs: []string{shippedConfig, badMode},
 			want: []string{"scheduler config " + badMode, `Unsupported value: "Fewest"`}},
 		{name: "scheduler name not in the config", scenario: otherScheduler, configs: []string{defaultProfile},
-			want: []string{"invalid scenario:\n", "objects[0].spec.schedulerName", `"default-scheduler"`}},
+			want: []string{"invalid scenario: ", "objects[0].spec.schedulerName", `"default-scheduler"`}},
 		{name: "the scenario is checked against every config's profiles", scenario: otherScheduler,
 			configs: []string{writeTemp(t, "default-scheduler.yaml", strings.Replace(readFile(t, defaultProfile), "custom-scheduler", "default-scheduler", 1)), defaultProfile},
-			want:    []string{"invalid scenario:\n", "objects[0].spec.schedulerName", `"default-scheduler"`}},
+			want:    []string{"invalid scenario: ", "objects[0].spec.schedulerName", `"default-scheduler"`}},
 		{name: "no config", scenario: tutorial, want: []string{"no scheduler config"}},
 	}
 	for _, tt := range tests {

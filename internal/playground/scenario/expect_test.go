@@ -62,12 +62,12 @@ func TestDecodeExpect(t *testing.T) {
 		{
 			name:   "unknown field",
 			expect: "\n  - {maxPodsPerNod: 12}",
-			want:   []string{`s.yaml: unknown field "expect[0].maxPodsPerNod"`},
+			want:   []string{`s.yaml: unknown field "expect[0].maxPodsPerNod"; did you mean "expect[0].maxPodsPerNode"?`},
 		},
 		{
 			name:   "unknown field of unschedulable",
 			expect: "\n  - {unschedulable: {plugins: PlacementPolicy}}",
-			want:   []string{`s.yaml: unknown field "expect[0].unschedulable.plugins"`},
+			want:   []string{`s.yaml: unknown field "expect[0].unschedulable.plugins"; did you mean "expect[0].unschedulable.plugin"?`},
 		},
 		{
 			name:   "no check",

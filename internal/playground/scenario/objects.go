@@ -125,9 +125,23 @@ func decodeObject(obj Object, p *field.Path) (*decoded, field.ErrorList) {
 	}
 	typed := rule.new()
 	if err := unmarshalStrict(data, typed); err != nil {
-		return nil, field.ErrorList{field.Invalid(p, kind, err.Error())}
+		return nil, invalidEach(p, kind, err)
 	}
 	return &decoded{kind: kind, typed: typed}, validateMeta(typed.GetNamespace(), typed.GetName(), p.Child("metadata"))
+}
+
+// invalidEach is one error at p per error err joins (each unknown field of
+// an object), so that each line names the file and the object.
+func invalidEach(p *field.Path, kind string, err error) field.ErrorList {
+	errs := []error{err}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = joined.Unwrap()
+	}
+	var list field.ErrorList
+	for _, e := range errs {
+		list = append(list, field.Invalid(p, kind, e.Error()))
+	}
+	return list
 }
 
 // deepCopyJSON copies a decoded JSON object; a scenario's values are JSON

@@ -198,7 +198,8 @@ func inFile(file string, err error) error {
 // unmarshalStrict decodes YAML or JSON data into v with yaml.UnmarshalStrict.
 // On unknown or duplicate fields, whose errors there name the field but not
 // where it is, it returns sigs.k8s.io/json's errors instead, which give the
-// path (`unknown field "nodes[0].bogus"`).
+// path (`unknown field "nodes[0].bogus"`), and the field meant when one is
+// close (`unknown field "nodes[0].lables"; did you mean "nodes[0].labels"?`).
 func unmarshalStrict(data []byte, v interface{}) error {
 	err := yaml.UnmarshalStrict(data, v)
 	if err == nil {
@@ -210,6 +211,9 @@ func unmarshalStrict(data []byte, v interface{}) error {
 	}
 	fresh := reflect.New(reflect.TypeOf(v).Elem()).Interface()
 	if strictErrs, _ := kjson.UnmarshalStrict(j, fresh, kjson.DisallowUnknownFields, kjson.DisallowDuplicateFields); len(strictErrs) > 0 {
+		for i, e := range strictErrs {
+			strictErrs[i] = withFieldSuggestion(reflect.TypeOf(v), e)
+		}
 		return errors.Join(strictErrs...)
 	}
 	return err

@@ -48,6 +48,26 @@ func (e *ValidationError) Error() string {
 	return strings.Join(lines, "\n")
 }
 
+// Invalid wraps an error of Load or Decode as one message: one problem on
+// the line of "invalid scenario:", several as an indented list under their
+// count, one per line.
+func Invalid(err error) error {
+	return &invalidError{err: err}
+}
+
+type invalidError struct{ err error }
+
+func (e *invalidError) Unwrap() error { return e.err }
+
+func (e *invalidError) Error() string {
+	msg := e.err.Error()
+	n := strings.Count(msg, "\n") + 1
+	if n == 1 {
+		return "invalid scenario: " + msg
+	}
+	return fmt.Sprintf("invalid scenario (%d problems):\n  %s", n, strings.ReplaceAll(msg, "\n", "\n  "))
+}
+
 // Size limits of a scenario. The playground expands node counts and replicas
 // in memory and creates every node and pod on one embedded API server, so a
 // scenario is capped well below what would exhaust either; upstream's
