@@ -93,7 +93,7 @@ func readConfig(source string, builtin map[string][]byte) ([]byte, error) {
 	}
 	data, err := filelimit.Read(source, MaxConfigBytes, "scheduler config file")
 	if err != nil {
-		return nil, fmt.Errorf("scheduler config: %w", err)
+		return nil, fmt.Errorf("scheduler config: %w", configNotFound(source, err))
 	}
 	return data, nil
 }
@@ -109,6 +109,9 @@ func readConfig(source string, builtin map[string][]byte) ([]byte, error) {
 // repeated key included; only then is the copy made, and loaded the same way
 // by the scheduler.
 func prepareConfig(logger klog.Logger, source string, data []byte, dir string) (*schedConfig, error) {
+	if err := notAConfig(source, data); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}

@@ -202,3 +202,24 @@ func TestMisspeltPluginConfigRefused(t *testing.T) {
 		t.Fatalf("error %v, want one containing %q", err, want)
 	}
 }
+
+// TestNotAConfigRefused: a scenario given as --config is named as one, and
+// a file without a kind is told what it lacks, instead of the loader's
+// error, which quotes the whole file.
+func TestNotAConfigRefused(t *testing.T) {
+	logger, _ := ktesting.NewTestContext(t)
+	tests := []struct{ name, data, want string }{
+		{"a scenario", "nodes: [{name: a}]\nobjects: []\n",
+			"scheduler config s.yaml is a scenario (it has nodes: and objects:), not a KubeSchedulerConfiguration; pass it as --scenario"},
+		{"no kind", "profiles: []\n",
+			"scheduler config s.yaml has no kind: a KubeSchedulerConfiguration starts with apiVersion: kubescheduler.config.k8s.io/v1 and kind: KubeSchedulerConfiguration"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := prepareConfig(logger, "s.yaml", []byte(tc.data), t.TempDir())
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}

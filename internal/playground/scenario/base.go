@@ -68,6 +68,9 @@ func mergeBase(file string, s *Scenario) (*merged, error) {
 	}
 	var b Scenario
 	if err := unmarshalStrict(data, &b); err != nil {
+		if other := notAScenario(path, data); other != nil {
+			return nil, other
+		}
 		return nil, inFile(path, err)
 	}
 	if b.Base != "" {

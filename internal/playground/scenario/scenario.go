@@ -168,6 +168,9 @@ func Decode(file string, data []byte, schedulerNames []string) (*Plan, error) {
 	}
 	var s Scenario
 	if err := unmarshalStrict(data, &s); err != nil {
+		if other := notAScenario(file, data); other != nil {
+			return nil, other
+		}
 		return nil, inFile(file, err)
 	}
 	merged, err := mergeBase(file, &s)
