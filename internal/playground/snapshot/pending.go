@@ -192,7 +192,7 @@ func takePendingPods(ctx context.Context, client kubernetes.Interface, opts Opti
 	if err != nil {
 		// The pods are the answer; their events only say what the cluster
 		// said, e.g. when events may not be listed.
-		logger.Info("Warning: recording the pending pods without their last FailedScheduling message", "err", err)
+		logger.Info("Recording the pending pods without their last FailedScheduling message", "err", err)
 	}
 	schedulers := sets.New(opts.SchedulerNames...)
 	skipped := map[string]int{}
