@@ -29,8 +29,13 @@ import (
 )
 
 // findAssets is the directory of the control plane's binaries: given
-// (--assets), else $KUBEBUILDER_ASSETS, else ./bin if it holds them; ""
-// when none applies.
+// (--assets), else $KUBEBUILDER_ASSETS, else the playground's own directory
+// if it holds them, else ./bin if it holds them; "" when none applies.
+//
+// The playground's directory comes before ./bin: in a clone's bin/, make
+// built those binaries from the same go.mod as the playground, whatever
+// the working directory, whose ./bin may be another clone's, of another
+// Kubernetes version.
 func findAssets(given string) string {
 	if given != "" {
 		return given
@@ -38,10 +43,27 @@ func findAssets(given string) string {
 	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
 		return dir
 	}
+	if dir := executableDir(); dir != "" && localcluster.CheckAssets(dir) == nil {
+		return dir
+	}
 	if dir, err := filepath.Abs("bin"); err == nil && localcluster.CheckAssets(dir) == nil {
 		return dir
 	}
 	return ""
+}
+
+// executableDir is the directory of the running playground, symlinks
+// resolved (a link to a clone's bin/playground finds that bin/), or ""
+// when the system does not say.
+func executableDir() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = resolved
+	}
+	return filepath.Dir(exe)
 }
 
 // ensureAssets builds the control plane's binaries into the user's cache

@@ -63,12 +63,13 @@ const (
 )
 
 const assetsHelp = `The control plane's binaries come from --assets, else
-$KUBEBUILDER_ASSETS, else ./bin if it holds them (make envtest builds them
-there), else the user's cache, where the first run builds them with the Go
+$KUBEBUILDER_ASSETS, else the playground's own directory if it holds them
+(a clone's bin/, where make envtest builds them), else ./bin if it holds
+them, else the user's cache, where the first run builds them with the Go
 toolchain (about 10 minutes on 2 cores).`
 
 // assetsUsage is --assets' usage, for every command that takes it.
-const assetsUsage = "directory holding etcd, kube-apiserver, kube-controller-manager and kwok; if not given, $KUBEBUILDER_ASSETS, else ./bin if it holds them, else the user's cache (built there once)"
+const assetsUsage = "directory holding etcd, kube-apiserver, kube-controller-manager and kwok; if not given, $KUBEBUILDER_ASSETS, else the playground's own directory if it holds them, else ./bin if it holds them, else the user's cache (built there once)"
 
 const runExample = `  # The tutorial with the shipped NodeLessPods profile (both built in)
   playground

@@ -54,6 +54,10 @@ func notFound(path string, err error) error {
 		if alt := inClone(path, filepath.Dir(exe)); alt != "" {
 			return fmt.Errorf("%w (relative to the working directory %s); the clone of this playground has %s", err, wd, alt)
 		}
+		examples := filepath.Join(filepath.Dir(filepath.Dir(exe)), "examples", "scenarios")
+		if fi, statErr := os.Stat(examples); statErr == nil && fi.IsDir() {
+			return fmt.Errorf("%w (relative to the working directory %s); the clone of this playground has its scenarios in %s", err, wd, examples)
+		}
 	}
 	return fmt.Errorf("%w (relative to the working directory %s; the examples' paths are relative to the clone's root)", err, wd)
 }
