@@ -26,6 +26,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/adminsched/scheduler-plugins/internal/playground"
 )
@@ -58,6 +61,10 @@ func TestKeepKubectlRun(t *testing.T) {
 	if !strings.HasSuffix(k.stderr, want) {
 		t.Errorf("stderr does not end with the banner\n%s\ngot:\n%s", want, k.stderr)
 	}
+	// It starts after the run: the results know nothing of it.
+	if strings.Contains(k.stdout, "default-scheduler") {
+		t.Errorf("the results name the default scheduler:\n%s", k.stdout)
+	}
 	export := exportRE.FindStringSubmatch(k.stderr)[1]
 	script := export + `
 kubectl run plain --image=nginx
@@ -76,6 +83,43 @@ kubectl get pod plain -o jsonpath='{.spec.schedulerName} {.spec.nodeName}{"\n"}'
 	}
 	if !strings.Contains(string(out), "pod/plain condition met\ndefault-scheduler tutorial-") {
 		t.Errorf("want pod/plain Running on a tutorial node, scheduled by default-scheduler")
+	}
+}
+
+// TestKeepOwnDefaultScheduler: a config whose profile is named
+// default-scheduler serves the pods that name none itself: no other
+// scheduler starts, and the banner says so.
+func TestKeepOwnDefaultScheduler(t *testing.T) {
+	config := writeFile(t, "config.yaml", `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: default-scheduler
+    plugins:
+      multiPoint:
+        enabled:
+          - name: NodeLessPods
+`)
+	k := keepRunAll(t, "--config", config, "--scenario", scenarios+"tutorial-nodes.yaml")
+	if strings.Contains(k.stderr, "starting the default scheduler") {
+		t.Errorf("another default scheduler started")
+	}
+	if want := "\nevery pod naming no schedulerName (or default-scheduler) gets this config's profile.\n"; !strings.Contains(k.stderr, want) {
+		t.Errorf("the banner does not say %q", want)
+	}
+	ctx := context.Background()
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "plain", Namespace: "default"},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}},
+	}
+	if _, err := k.client.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		p, err := k.client.CoreV1().Pods("default").Get(ctx, "plain", metav1.GetOptions{})
+		return err == nil && p.Spec.NodeName != "", nil
+	})
+	if err != nil {
+		t.Errorf("the pod naming no scheduler was not bound: %v", err)
 	}
 }
 
