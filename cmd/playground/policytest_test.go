@@ -133,7 +133,7 @@ func TestPolicyTestFailures(t *testing.T) {
 		regexp.MustCompile(`(?m)^        payments/ledger-\S+ -> (eu|spot)-\d\n          profile custom-scheduler, attempt 1: 4 feasible node\(s\)\n          plugin  +weight`),
 		regexp.MustCompile(`Filter PlacementPolicy  UnschedulableAndUnresolvable  node\(s\) didn't match placement rule "eu-data-residency"  us-1, us-2`),
 		regexp.MustCompile(`(?m)^  FAIL  expect\[2\] pods in analytics stay unschedulable, rejected by PlacementPolicy\n        6 of 6 pods are not unschedulable, rejected by PlacementPolicy: analytics/batch-\S+ -> spot-\d`),
-		regexp.MustCompile(`(?m)^  FAIL  expect\[3\] at most 1 pods in no-such-namespace per node\n        no pod of the result matches pods in no-such-namespace$`),
+		regexp.MustCompile(`(?m)^  FAIL  expect\[3\] at most 1 pods in payments with app=no-such-app per node\n        no pod of the result matches pods in payments with app=no-such-app$`),
 		// samePlacementsAs: 6 on the busiest node against MostPods' 3, 2, 1.
 		regexp.MustCompile(`(?m)^  FAIL  expect\[0\] pods of Deployment default/web placed as under \S+mostpods-config.yaml\n        placed otherwise than under ../../examples/scenarios/mostpods-config.yaml \(pods per node of each object, per class of like nodes\): Deployment default/web on consolidation-1: \[6\] under ../../manifests/nodelesspods/consolidation-config.yaml, \[3\] under ../../examples/scenarios/mostpods-config.yaml`),
 		regexp.MustCompile(`(?m)^        default/web-\S+ -> consolidation-1 \(under ../../manifests/nodelesspods/consolidation-config.yaml\)\n          profile consolidating-scheduler, attempt 1`),
@@ -156,7 +156,7 @@ func TestPolicyTestFailures(t *testing.T) {
 		}
 	}
 	wantNames := []string{"expect[0] the critical API never runs on spot", "expect[1] payments run in the US",
-		"expect[2] pods in analytics stay unschedulable, rejected by PlacementPolicy", "expect[3] at most 1 pods in no-such-namespace per node"}
+		"expect[2] pods in analytics stay unschedulable, rejected by PlacementPolicy", "expect[3] at most 1 pods in payments with app=no-such-app per node"}
 	if diff := cmp.Diff(wantNames, names); diff != "" {
 		t.Errorf("testcases (-want +got):\n%s", diff)
 	}
@@ -169,6 +169,10 @@ func TestPolicyTestFailures(t *testing.T) {
 // (3 for missing binaries), with the file and the field path.
 func TestPolicyTestInput(t *testing.T) {
 	shipped, err := filepath.Abs(shippedConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	placement, err := filepath.Abs("../../examples/scenarios/placement.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,12 +193,17 @@ func TestPolicyTestInput(t *testing.T) {
 		{
 			name: "invalid assertions", args: []string{"testdata/policy/bad-expect.yaml", "testdata/policy/no-expect.yaml"}, code: exitInput,
 			stderr: []string{
-				"playground test: testdata/policy/bad-expect.yaml: invalid scenario (3 problems):\n" +
+				"playground test: testdata/policy/bad-expect.yaml: invalid scenario (4 problems):\n" +
 					"  testdata/policy/bad-expect.yaml: expect[0].maxPodsPerNode: Invalid value: -1: must not be negative\n",
 				`testdata/policy/bad-expect.yaml: expect[1].pods.matchExpressions[0].operator: Invalid value: "Near": not a valid selector operator`,
+				`testdata/policy/bad-expect.yaml: expect[2].pods.namespace: Not found: "x": no object of the scenario is in this namespace (the scenario has no namespaced object)`,
 				"testdata/policy/bad-expect.yaml: expect[2]: Required value: an assertion needs a check",
 				"testdata/policy/no-expect.yaml: expect: Required value",
 			},
+		},
+		{
+			name: "a namespace of no object, before the run", args: []string{writeFile(t, "ns.yaml", "base: "+placement+"\nexpect: [{pods: {namespace: paymnets}, maxSpread: 1}]\n")}, code: exitInput,
+			stderr: []string{`ns.yaml: expect[0].pods.namespace: Not found: "paymnets": no object of the scenario is in this namespace; did you mean "payments"?`},
 		},
 		{
 			name: "a config that does not exist", args: []string{"--config", "no-such-config.yaml", "testdata/policy/wrong.yaml"}, code: exitInput,
@@ -250,7 +259,7 @@ expect:
   - {maxSpread: 1, name: one}
   - {samePlacementsAs: {config: other.yaml}}
   - {samePlacementsAs: {config: /abs/third.yaml}}
-  - {samePlacementsAs: {config: other.yaml}, pods: {namespace: x}}
+  - {samePlacementsAs: {config: other.yaml}, pods: {matchLabels: {app: x}}}
 `)
 	none := write("none.yaml", "nodes: [{name: a}]\nexpect: [{maxSpread: 1}]\n")
 	tests := []struct {

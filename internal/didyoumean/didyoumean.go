@@ -44,15 +44,21 @@ func Closest(name string, candidates []string) string {
 	return best
 }
 
-// EditDistance is the Levenshtein distance between a and b, over bytes:
-// the names compared are ASCII.
+// EditDistance is the number of edits that turn a into b: a letter
+// inserted, deleted, replaced, or two adjacent letters swapped (optimal
+// string alignment), over bytes: the names compared are ASCII. A swap
+// counts one, as the typo it is ("shpo" for "shop").
 func EditDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+	// rows[i%3] is row i of the table; row i-2 is needed for swaps.
+	var rows [3][]int
+	for k := range rows {
+		rows[k] = make([]int, len(b)+1)
+	}
+	for j := range rows[0] {
+		rows[0][j] = j
 	}
 	for i := 1; i <= len(a); i++ {
+		cur, prev, prev2 := rows[i%3], rows[(i-1)%3], rows[(i+1)%3]
 		cur[0] = i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
@@ -60,8 +66,10 @@ func EditDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return rows[len(a)%3][len(b)]
 }

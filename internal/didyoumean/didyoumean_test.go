@@ -22,7 +22,8 @@ func TestEditDistance(t *testing.T) {
 	for _, tc := range []struct {
 		a, b string
 		want int
-	}{{"", "", 0}, {"abc", "", 3}, {"nodelesspod", "nodelesspods", 1}, {"kitten", "sitting", 3}} {
+	}{{"", "", 0}, {"abc", "", 3}, {"nodelesspod", "nodelesspods", 1}, {"kitten", "sitting", 3},
+		{"shpo", "shop", 1}, {"ab", "ba", 1}, {"abc", "ca", 3}, {"wbe", "web", 1}} {
 		if got := EditDistance(tc.a, tc.b); got != tc.want {
 			t.Errorf("EditDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
 		}
@@ -42,6 +43,7 @@ func TestClosest(t *testing.T) {
 		{"REPLICAS", []string{"replica", "replicas"}, "replicas"},
 		{"replica", []string{"replicas", "selector"}, "replicas"},
 		{"defualt", []string{"team-a", "default"}, "default"},
+		{"shpo", []string{"shop", "team-a"}, "shop"},
 		{"zzzzzzzz", []string{"scenario", "config"}, ""},
 		// One letter off in a two-letter name is half of it: not a typo.
 		{"ab", []string{"xb"}, ""},

@@ -26,6 +26,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/adminsched/scheduler-plugins/internal/didyoumean"
 )
 
 // Assertion is one entry of a scenario's expect: what must hold once the
@@ -141,10 +143,16 @@ func (s *NodeSelector) LabelSelector() labels.Selector {
 	return sel
 }
 
-// validateExpect checks the assertions. objects holds the objectKey of every
-// object of the scenario and nodes every node name; nil skips those checks
-// (an object that did not decode, nodes too many to expand).
-func validateExpect(expect []Assertion, config string, objects, nodes sets.Set[string]) field.ErrorList {
+// scenarioRefs is what assertions may name: objects holds the objectKey
+// of every object of the scenario, namespaces the namespaces they create
+// or are in, nodes every node name; nil skips that check (an object that
+// did not decode, nodes too many to expand).
+type scenarioRefs struct {
+	objects, namespaces, nodes sets.Set[string]
+}
+
+// validateExpect checks the assertions against the scenario's refs.
+func validateExpect(expect []Assertion, config string, refs scenarioRefs) field.ErrorList {
 	var errs field.ErrorList
 	path := field.NewPath("expect")
 	if len(expect) > MaxAssertions {
@@ -155,18 +163,18 @@ func validateExpect(expect []Assertion, config string, objects, nodes sets.Set[s
 		errs = append(errs, field.Forbidden(field.NewPath("config"), "config is the scheduler config of `playground test`: a scenario that has it needs expect"))
 	}
 	for i := range expect {
-		errs = append(errs, validateAssertion(&expect[i], path.Index(i), objects, nodes)...)
+		errs = append(errs, validateAssertion(&expect[i], path.Index(i), refs)...)
 	}
 	return errs
 }
 
-func validateAssertion(a *Assertion, p *field.Path, objects, nodes sets.Set[string]) field.ErrorList {
+func validateAssertion(a *Assertion, p *field.Path, refs scenarioRefs) field.ErrorList {
 	var errs field.ErrorList
 	if a.Pods != nil {
-		errs = append(errs, validatePodSelector(a.Pods, p.Child("pods"), objects)...)
+		errs = append(errs, validatePodSelector(a.Pods, p.Child("pods"), refs)...)
 	}
 	if a.Nodes != nil {
-		errs = append(errs, validateNodeSelector(a.Nodes, p.Child("nodes"), nodes)...)
+		errs = append(errs, validateNodeSelector(a.Nodes, p.Child("nodes"), refs.nodes)...)
 	}
 	var checks []string
 	if a.Unschedulable != nil {
@@ -202,11 +210,22 @@ func validateAssertion(a *Assertion, p *field.Path, objects, nodes sets.Set[stri
 	return errs
 }
 
-func validatePodSelector(s *PodSelector, p *field.Path, objects sets.Set[string]) field.ErrorList {
+// validatePodSelector checks a pod selector; a namespace no object of the
+// scenario is in would select no pod, which the run would report only
+// after it.
+func validatePodSelector(s *PodSelector, p *field.Path, refs scenarioRefs) field.ErrorList {
 	var errs field.ErrorList
+	nsKnown := true
 	if s.Namespace != "" {
-		for _, msg := range validation.IsDNS1123Label(s.Namespace) {
+		msgs := validation.IsDNS1123Label(s.Namespace)
+		for _, msg := range msgs {
 			errs = append(errs, field.Invalid(p.Child("namespace"), s.Namespace, msg))
+		}
+		if len(msgs) == 0 && refs.namespaces != nil && !refs.namespaces.Has(s.Namespace) {
+			nsKnown = false
+			e := field.NotFound(p.Child("namespace"), s.Namespace)
+			e.Detail = "no object of the scenario is in this namespace" + meantOrListed(s.Namespace, refs.namespaces)
+			errs = append(errs, e)
 		}
 	}
 	if o := s.Object; o != nil {
@@ -216,11 +235,47 @@ func validatePodSelector(s *PodSelector, p *field.Path, objects sets.Set[string]
 			errs = append(errs, field.Required(op.Child("kind"), "the kind of an object of the scenario"))
 		case o.Name == "":
 			errs = append(errs, field.Required(op.Child("name"), ""))
-		case objects != nil && !objects.Has(objectKey(o.Kind, orDefault(s.Namespace), o.Name)):
-			errs = append(errs, field.NotFound(op.Child("name"), fmt.Sprintf("%s %s/%s is not an object of the scenario", o.Kind, orDefault(s.Namespace), o.Name)))
+		case nsKnown && refs.objects != nil && !refs.objects.Has(objectKey(o.Kind, orDefault(s.Namespace), o.Name)):
+			e := field.NotFound(op.Child("name"), fmt.Sprintf("%s %s/%s is not an object of the scenario", o.Kind, orDefault(s.Namespace), o.Name))
+			e.Detail = objectHint(refs.objects, o, orDefault(s.Namespace))
+			errs = append(errs, e)
 		}
 	}
 	return append(errs, validateSelector(s.MatchLabels, s.MatchExpressions, p)...)
+}
+
+// meantOrListed is "; did you mean ...?" with the name of names closest to
+// name, or the names when none is close.
+func meantOrListed(name string, names sets.Set[string]) string {
+	if meant := didyoumean.Closest(name, sets.List(names)); meant != "" {
+		return fmt.Sprintf("; did you mean %q?", meant)
+	}
+	if names.Len() == 0 {
+		return " (the scenario has no namespaced object)"
+	}
+	return " (the scenario's: " + strings.Join(sets.List(names), ", ") + ")"
+}
+
+// objectHint is what to write instead of an object ref o in namespace
+// that is not in the scenario: the same object in another namespace, else
+// the name closest among the objects of its kind in namespace.
+func objectHint(objects sets.Set[string], o *PodOwnerRef, namespace string) string {
+	var names []string
+	for _, key := range sets.List(objects) {
+		kind, nsName, _ := strings.Cut(key, " ")
+		ns, name, _ := strings.Cut(nsName, "/")
+		switch {
+		case kind != o.Kind:
+		case name == o.Name:
+			return fmt.Sprintf("%s %s/%s is: set pods.namespace: %s", kind, ns, name, ns)
+		case ns == namespace:
+			names = append(names, name)
+		}
+	}
+	if meant := didyoumean.Closest(o.Name, names); meant != "" {
+		return fmt.Sprintf("did you mean %q?", meant)
+	}
+	return ""
 }
 
 func validateNodeSelector(s *NodeSelector, p *field.Path, nodes sets.Set[string]) field.ErrorList {

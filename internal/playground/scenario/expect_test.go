@@ -101,8 +101,20 @@ func TestDecodeExpect(t *testing.T) {
 			expect: "\n  - {nodes: {names: [eu-3]}}\n  - {pods: {object: {kind: Deployment, name: web}}, maxSpread: 1}\n  - {pods: {object: {name: web}}, maxSpread: 1}",
 			want: []string{
 				`s.yaml: expect[0].nodes.names[0]: Not found: "eu-3"`,
-				`s.yaml: expect[1].pods.object.name: Not found: "Deployment default/web is not an object of the scenario"`,
+				`s.yaml: expect[1].pods.object.name: Not found: "Deployment default/web is not an object of the scenario": Deployment shop/web is: set pods.namespace: shop`,
 				`s.yaml: expect[2].pods.object.kind: Required value: the kind of an object of the scenario`,
+			},
+		},
+		{
+			name: "a namespace of no object, before the run",
+			expect: "\n  - {pods: {namespace: shpo}, maxSpread: 1}\n  - {pods: {namespace: payments}, maxSpread: 1}" +
+				"\n  - {pods: {namespace: shoop, object: {kind: Deployment, name: web}}, maxSpread: 1}" +
+				"\n  - {pods: {namespace: shop, object: {kind: Deployment, name: webb}}, maxSpread: 1}",
+			want: []string{
+				`s.yaml: expect[0].pods.namespace: Not found: "shpo": no object of the scenario is in this namespace; did you mean "shop"?`,
+				`s.yaml: expect[1].pods.namespace: Not found: "payments": no object of the scenario is in this namespace (the scenario's: shop)`,
+				`s.yaml: expect[2].pods.namespace: Not found: "shoop": no object of the scenario is in this namespace; did you mean "shop"?`,
+				`s.yaml: expect[3].pods.object.name: Not found: "Deployment shop/webb is not an object of the scenario": did you mean "web"?`,
 			},
 		},
 		{

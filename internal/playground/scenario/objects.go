@@ -51,6 +51,21 @@ func (d decoded) key() string {
 	return objectKey(d.kind, orDefault(ns), name)
 }
 
+// namespaces is the namespace the object creates (a Namespace) or is in;
+// none for a cluster-scoped kind of the kind table. A kind the table does
+// not know may be namespaced, and then it gets DefaultNamespace, as the
+// apply step gives it.
+func (d decoded) namespaces() []string {
+	ns, name := d.meta()
+	switch {
+	case d.other != nil && d.kind == "Namespace":
+		return []string{name}
+	case d.typed != nil && !kinds[d.kind].namespaced:
+		return nil
+	}
+	return []string{orDefault(ns)}
+}
+
 // objectKey is how steps name the objects of a scenario.
 func objectKey(kind, namespace, name string) string { return kind + " " + namespace + "/" + name }
 

@@ -102,16 +102,18 @@ func validate(s *Scenario, schedulerNames []string) ([]decoded, field.ErrorList)
 	errs = append(errs, validateBoundPods(s.BoundPods, nodes)...)
 	objects, objErrs := decodeObjects(s.Objects, nodes, schedulerNames)
 	errs = append(errs, objErrs...)
-	keys := sets.New[string]()
+	refs := scenarioRefs{objects: sets.New[string](), namespaces: sets.New[string](), nodes: nodes}
 	for _, o := range objects {
-		keys.Insert(o.key())
+		refs.objects.Insert(o.key())
+		refs.namespaces.Insert(o.namespaces()...)
 	}
 	if len(objErrs) > 0 {
-		keys = nil // an object that did not decode may be the one named
+		// An object that did not decode may be the one named.
+		refs.objects, refs.namespaces = nil, nil
 	}
 	errs = append(errs, validateLicenses(s.Licenses)...)
-	errs = append(errs, validateSteps(s.Steps, keys, s.Licenses)...)
-	return objects, append(errs, validateExpect(s.Expect, s.Config, keys, nodes)...)
+	errs = append(errs, validateSteps(s.Steps, refs.objects, s.Licenses)...)
+	return objects, append(errs, validateExpect(s.Expect, s.Config, refs)...)
 }
 
 // nodeSet is the names of the nodes the specs make, or nil when they are
