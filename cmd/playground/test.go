@@ -63,8 +63,9 @@ as errors.
 
 ` + assetsHelp
 
-const testExample = `  # The shipped policy tests, with a JUnit report for CI (from the repository's root)
-  playground test --junit report.xml examples/scenarios/placement.yaml examples/scenarios/policy/residency.yaml
+const testExample = `  # The shipped policy tests, with a JUnit report for CI (from the repository's root;
+  # the report goes outside the clone: in GitHub Actions, $RUNNER_TEMP/report.xml)
+  playground test --junit /tmp/report.xml examples/scenarios/placement.yaml examples/scenarios/policy/residency.yaml
 
   # Every file under another config than the one each names
   playground test --config examples/scenarios/placement-config.yaml examples/scenarios/policy/residency.yaml`
