@@ -86,7 +86,7 @@ const runExample = `  # The tutorial with the shipped NodeLessPods profile (both
   # Another scenario and profile
   playground --scenario examples/scenarios/consolidation.yaml --config manifests/nodelesspods/consolidation-config.yaml
 
-  # Stay up after the run and print a kubectl command for the cluster
+  # Stay up after the run and print the export line for kubectl
   playground --keep`
 
 // examplesOf is example, written for the root command, for the command
@@ -131,7 +131,7 @@ side by side). The default scenario and scheduler config are built in.
 	fs.BoolVar(&f.explain, "explain", false, "explain every pod's placement: each score plugin's normalized score, weight and the total on the best nodes, and the nodes filtered out by plugin and reason (opportunistic batching hints are off meanwhile: every pod is scored on every node)")
 	f.explainNodes = atLeast{value: report.DefaultExplainNodes, min: 1}
 	fs.Var(&f.explainNodes, "explain-nodes", "with --explain, how many candidate nodes to show per pod")
-	fs.BoolVar(&f.keep, "keep", false, "after a successful run, keep the control plane and the scheduler up until Ctrl-C")
+	fs.BoolVar(&f.keep, "keep", false, "after a successful run, keep the control plane and the scheduler up until Ctrl-C and print an export line for kubectl; pods naming no schedulerName get the in-tree profile (unless the config serves default-scheduler)")
 	fs.BoolVar(&f.karpenter, "karpenter", false, "run a real Karpenter (its KWOK provider, bin/karpenter from make karpenter) on the control plane: the scenario may hold NodePools, pods may wait for the nodes it adds, and the output lists them (a scenario without a NodePool gets one: on-demand nodes of any region)")
 	fs.BoolVar(&f.admission, "admission-policies", false, "render the PlacementPolicy rules of --config as MutatingAdmissionPolicies (as bin/placement-admission does) and apply them before the scenario's objects, in every run: what an autoscaler sees of the rules")
 	fs.StringVar(&f.assets, "assets", "", assetsUsage)
