@@ -32,7 +32,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/client-go/tools/record"
@@ -108,11 +107,10 @@ func runController(ctx context.Context, f controllerFlags) error {
 	if err != nil {
 		return err
 	}
-	restConfig, err := clientcmd.BuildConfigFromFlags("", f.kubeconfig)
+	restConfig, err := clientConfig(f.kubeconfig, "license-driver-controller")
 	if err != nil {
-		return fmt.Errorf("kubeconfig: %w", err)
+		return err
 	}
-	restConfig.UserAgent = "license-driver-controller"
 	client, err := kubernetes.NewForConfig(restConfig)
 	if err != nil {
 		return err

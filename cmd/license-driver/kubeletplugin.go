@@ -26,7 +26,6 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
@@ -81,11 +80,10 @@ func runKubeletPlugin(ctx context.Context, f kubeletPluginFlags) error {
 	if err := f.checkDirs(); err != nil {
 		return err
 	}
-	restConfig, err := clientcmd.BuildConfigFromFlags("", f.kubeconfig)
+	restConfig, err := clientConfig(f.kubeconfig, "license-driver-kubelet-plugin")
 	if err != nil {
-		return fmt.Errorf("kubeconfig: %w", err)
+		return err
 	}
-	restConfig.UserAgent = "license-driver-kubelet-plugin"
 	client, err := kubernetes.NewForConfig(restConfig)
 	if err != nil {
 		return err
