@@ -46,6 +46,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -166,10 +167,10 @@ func runDoc(t *testing.T, clone, name string, tracked []string, env []string) {
 func runBlock(t *testing.T, sh *shell, name string, line int, text string) string {
 	t.Helper()
 	out, err := sh.run(text)
-	t.Logf("%s:%d:\n%s\n--- printed:\n%s", name, line, text, out)
 	if err != nil {
 		t.Fatalf("%s:%d: the commands failed: %v\n%s\n--- printed:\n%s", name, line, err, text, out)
 	}
+	t.Logf("%s:%d:\n%s\n--- printed:\n%s", name, line, text, out)
 	return out
 }
 
@@ -314,4 +315,29 @@ func TestHarness(t *testing.T) {
 	*only = "test/docs/testdata/harness.md"
 	defer func() { *only = "" }()
 	TestDocs(t)
+}
+
+// TestHarnessFindsMistakes runs TestDocs on docs with mistakes, in a
+// process of its own, and checks that it fails for each.
+func TestHarnessFindsMistakes(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestDocs$", "-test.v",
+		"-docs=test/docs/testdata/mistakes.md,test/docs/testdata/failing.md")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("TestDocs passed on docs with mistakes:\n%s", out)
+	}
+	for _, want := range []string{
+		`mistakes.md:11: the doc shows an output the command does not print`,
+		`mistakes.md: the doc's commands changed a tracked file: README.md`,
+		`mistakes.md: the doc's commands left a file git would show as untracked: stray.txt`,
+		`failing.md:4: the commands failed: exit status`,
+		`unknown flag: --scenarios`,
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("TestDocs's output lacks %q:\n%s", want, out)
+		}
+	}
+	if regexp.MustCompile(`(?m)^\s+never reached$`).Match(out) {
+		t.Errorf("the block after a failed one ran:\n%s", out)
+	}
 }
