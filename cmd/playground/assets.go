@@ -66,6 +66,18 @@ func executableDir() string {
 	return filepath.Dir(exe)
 }
 
+// notHeld says where findAssets looked for the binaries in vain: ./bin,
+// and the playground's own directory when it is another bin/ (a clone's,
+// where make envtest was not run).
+func notHeld() string {
+	own := executableDir()
+	local, err := filepath.Abs("bin")
+	if filepath.Base(own) != "bin" || (err == nil && own == local) {
+		return "./bin does not hold the control plane's binaries"
+	}
+	return fmt.Sprintf("neither %s (the playground's directory) nor ./bin holds the control plane's binaries", own)
+}
+
 // ensureAssets builds the control plane's binaries into the user's cache
 // (once per playground version); tests replace it, so that none builds.
 var ensureAssets = clusterbin.Ensure
@@ -77,7 +89,7 @@ var ensureAssets = clusterbin.Ensure
 func obtainAssets(ctx context.Context, progress io.Writer) (string, error) {
 	dir, err := ensureAssets(ctx, clusterbin.Options{Progress: progress})
 	if err != nil {
-		return "", &playground.AssetsError{Err: fmt.Errorf("no --assets given, $KUBEBUILDER_ASSETS is not set and ./bin does not hold the control plane's binaries: building them: %w", err)}
+		return "", &playground.AssetsError{Err: fmt.Errorf("no --assets given, $KUBEBUILDER_ASSETS is not set and %s: building them: %w", notHeld(), err)}
 	}
 	return dir, nil
 }

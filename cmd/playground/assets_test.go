@@ -66,6 +66,20 @@ func TestAssetsNextToBinary(t *testing.T) {
 		t.Errorf("%d pods on %d nodes, want the tutorial's 7 on 3", len(r.Pods), len(r.Nodes))
 	}
 
+	// Without the binaries, its bin/ is named with ./bin before the build.
+	bare := filepath.Join(t.TempDir(), "bin")
+	if err := os.Mkdir(bare, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.CommandContext(ctx, "cp", filepath.Join(bin, "playground"), bare).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v\n%s", err, out)
+	}
+	code, _, stderr = runElsewhere(t, ctx, filepath.Join(bare, "playground"), work)
+	if want := "playground: no --assets given, $KUBEBUILDER_ASSETS is not set and neither " + bare +
+		" (the playground's directory) nor ./bin holds the control plane's binaries: building them: no go command"; code != exitFailure || !strings.HasPrefix(stderr, want) {
+		t.Errorf("without binaries in its bin/: exit code %d, want %d and stderr starting with\n%s", code, exitFailure, want)
+	}
+
 	notThere := "no such file or directory (relative to the working directory " + work + "); the clone of this playground has "
 	for _, tt := range []struct{ flag, path, want string }{
 		{"--config", "manifests/nodelesspods/scheduler-config.yaml", notThere + filepath.Join(clone, "manifests/nodelesspods/scheduler-config.yaml") + "\n"},
