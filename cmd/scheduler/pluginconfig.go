@@ -17,13 +17,11 @@ limitations under the License.
 package main
 
 import (
-	"fmt"
 	"os"
 
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
-	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
 	"k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 
 	"github.com/adminsched/scheduler-plugins/internal/pluginnames"
@@ -69,21 +67,12 @@ func logUnusedPluginConfig(logger klog.Logger, path string) {
 	}
 }
 
-// loadDefaulted decodes the config file and defaults it as the scheduler
-// does (options.LoadConfigFromFile's decoder), keeping the v1 types that
-// pluginnames reads.
+// loadDefaulted reads the config file and defaults it as the scheduler
+// does.
 func loadDefaulted(path string) (*configv1.KubeSchedulerConfiguration, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	obj, gvk, err := scheme.Codecs.UniversalDecoder(configv1.SchemeGroupVersion).Decode(data, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	cfg, ok := obj.(*configv1.KubeSchedulerConfiguration)
-	if !ok {
-		return nil, fmt.Errorf("got %s, not a KubeSchedulerConfiguration", gvk)
-	}
-	return cfg, nil
+	return pluginnames.DecodeDefaulted(data)
 }

@@ -160,5 +160,28 @@ func prepareConfig(logger klog.Logger, source string, data []byte, dir string) (
 			}
 		}
 	}
+	// After the args: a plugin left out with bad args is told about those.
+	if errs := unreadArgs(data); len(errs) > 0 {
+		return nil, fmt.Errorf("scheduler config %s: %w", source, errs.ToAggregate())
+	}
 	return sc, nil
+}
+
+// unreadArgs refuses the pluginConfig entries of plugins their profile
+// does not enable (Check has refused the names of no plugin):
+// kube-scheduler drops their args without a word, where our binary only
+// warns, and the run would not be the one meant.
+func unreadArgs(data []byte) field.ErrorList {
+	cfg, err := pluginnames.DecodeDefaulted(data)
+	if err != nil {
+		return nil // the loader, which ran first, accepted it
+	}
+	var errs field.ErrorList
+	for _, u := range pluginnames.FindUnused(cfg, pluginnames.Known()) {
+		if u.Known {
+			errs = append(errs, field.Invalid(u.Path.Child("name"), u.Name,
+				u.Reason()+", so kube-scheduler ignores these args: enable the plugin or remove the entry"))
+		}
+	}
+	return errs
 }

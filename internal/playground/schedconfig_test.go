@@ -223,3 +223,42 @@ func TestNotAConfigRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestUnreadArgsRefused: args for a plugin the profile does not enable,
+// which kube-scheduler accepts and drops, are refused with the entry's
+// path; args for a plugin enabled by default are read.
+func TestUnreadArgsRefused(t *testing.T) {
+	logger, _ := ktesting.NewTestContext(t)
+	dir := t.TempDir()
+	config := configHeader + `profiles:
+- schedulerName: custom-scheduler
+  plugins:
+    multiPoint:
+      enabled: [{name: NodeLessPods}]
+      disabled: [{name: PodTopologySpread}]
+  pluginConfig:
+  - {name: NodeLessPods, args: {mode: MostPods}}
+  - {name: DefaultPreemption, args: {minCandidateNodesAbsolute: 50}}
+  - {name: PlacementPolicy, args: {rules: []}}
+  - {name: PodTopologySpread, args: {defaultingType: List}}
+`
+	source := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(source, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := options.LoadConfigFromFile(logger, source)
+	if err == nil {
+		err = validation.ValidateKubeSchedulerConfiguration(cfg)
+	}
+	if err != nil {
+		t.Fatalf("kube-scheduler refuses the file too (%v): this test's premise is gone", err)
+	}
+	_, err = prepareConfig(logger, source, []byte(config), filepath.Join(dir, "run"))
+	const why = "the profile does not enable this plugin at any extension point, so kube-scheduler ignores these args: enable the plugin or remove the entry"
+	want := "scheduler config " + source + ": [" +
+		`profiles[0].pluginConfig[2].name: Invalid value: "PlacementPolicy": ` + why + ", " +
+		`profiles[0].pluginConfig[3].name: Invalid value: "PodTopologySpread": ` + why + "]"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error\n%v\nwant\n%s", err, want)
+	}
+}

@@ -17,9 +17,12 @@ limitations under the License.
 package pluginnames
 
 import (
+	"fmt"
+
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	configv1 "k8s.io/kube-scheduler/config/v1"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
 )
 
 // Unused is a pluginConfig entry that no plugin of its profile reads: the
@@ -93,4 +96,19 @@ func enabledNames(p *configv1.Plugins) sets.Set[string] {
 		}
 	}
 	return names
+}
+
+// DecodeDefaulted decodes a KubeSchedulerConfiguration with the scheduler's
+// scheme and defaults it, as the scheduler runs it, keeping the v1 types
+// that FindUnused reads.
+func DecodeDefaulted(data []byte) (*configv1.KubeSchedulerConfiguration, error) {
+	obj, gvk, err := scheme.Codecs.UniversalDecoder(configv1.SchemeGroupVersion).Decode(data, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	cfg, ok := obj.(*configv1.KubeSchedulerConfiguration)
+	if !ok {
+		return nil, fmt.Errorf("got %s, not a KubeSchedulerConfiguration", gvk)
+	}
+	return cfg, nil
 }

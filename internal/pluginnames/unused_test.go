@@ -21,18 +21,17 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	configv1 "k8s.io/kube-scheduler/config/v1"
-	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
 )
 
 // decodeDefaulted decodes a KubeSchedulerConfiguration and defaults it, as
 // the scheduler runs it, keeping the v1 types.
 func decodeDefaulted(t *testing.T, text string) *configv1.KubeSchedulerConfiguration {
 	t.Helper()
-	obj, _, err := scheme.Codecs.UniversalDecoder(configv1.SchemeGroupVersion).Decode([]byte(text), nil, &configv1.KubeSchedulerConfiguration{})
+	cfg, err := DecodeDefaulted([]byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return obj.(*configv1.KubeSchedulerConfiguration)
+	return cfg
 }
 
 // TestFindUnused: every pluginConfig entry that no enabled plugin of its
