@@ -148,6 +148,19 @@ func loadConfig(path string) (*schedconfig.KubeSchedulerConfiguration, error) {
 	if errs := pluginnames.Check(&written, pluginnames.Known()); len(errs) > 0 {
 		return nil, fmt.Errorf("scheduler config %s: %w", path, errs.ToAggregate())
 	}
+	// Args for a plugin its profile does not enable reach nothing: the
+	// rules the author meant would not be rendered.
+	defaulted, err := pluginnames.DecodeDefaulted(data)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler config %s: %w", path, err)
+	}
+	var errs field.ErrorList
+	for _, u := range pluginnames.FindUnused(defaulted, pluginnames.Known()) {
+		errs = append(errs, field.Invalid(u.Path.Child("name"), u.Name, u.Reason()))
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("scheduler config %s: %w", path, errs.ToAggregate())
+	}
 	for i, prof := range cfg.Profiles {
 		for j, pc := range prof.PluginConfig {
 			p := field.NewPath("profiles").Index(i).Child("pluginConfig").Index(j).Child("args")

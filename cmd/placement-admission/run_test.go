@@ -139,6 +139,16 @@ profiles:
       rules:
       - {name: eu, namespaces: [payments], action: Require, nodeSelector: {matchLabels: {a: b}}}
 `)
+	notEnabled := write("not-enabled.yaml", `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: s
+  pluginConfig:
+  - name: PlacementPolicy
+    args:
+      rules:
+      - {name: eu, namespaces: [payments], action: Require, nodeSelector: {matchLabels: {a: b}}}
+`)
 	huge := write("huge.yaml", strings.Repeat("#", 2<<20))
 	for _, tt := range []struct {
 		name       string
@@ -153,6 +163,7 @@ profiles:
 		{"weight out of range, named with its path", []string{"--config", badWeight}, 1, "profiles[0].pluginConfig[0].args.rules[0].weight", ""},
 		{"file too large", []string{"--config", huge}, 1, "scheduler config", ""},
 		{"a misspelt pluginConfig name, named with the one meant", []string{"--config", misspelt}, 1, `profiles[0].pluginConfig[0].name: Invalid value: "PlacementPolicyy": no such plugin; did you mean "PlacementPolicy"?`, ""},
+		{"args for a plugin the profile does not enable", []string{"--config", notEnabled}, 1, `profiles[0].pluginConfig[0].name: Invalid value: "PlacementPolicy": the profile does not enable this plugin at any extension point`, ""},
 		{"bad failure policy", []string{"--config", noPlugin, "--failure-policy", "Never"}, 1, `--failure-policy "Never": must be Ignore or Fail`, ""},
 		{"arguments refused", []string{"--config", noPlugin, "extra"}, 1, `unknown command "extra"`, ""},
 		{"no profile runs the plugin", []string{"--config", noPlugin}, 0, "no profile of", "# No rule to render."},
