@@ -180,6 +180,11 @@ func Start(assets, logDir string, opts ...Option) (*ControlPlane, error) {
 	// a snapshot, and about 8% of its CPU over whole runs. Without it the
 	// server still limits requests in flight (400, 200 mutating).
 	api.Configure().Set("enable-priority-and-fairness", "false")
+	// Without a grace period the server does not end open watches on
+	// SIGTERM and waits for their clients to leave: a kubectl -w or a
+	// controller outside (the license driver's) kept a Ctrl-C of
+	// `playground --keep` waiting for the stop timeout, a minute.
+	api.Configure().Set("shutdown-watch-termination-grace-period", "2s")
 	for _, arg := range o.apiServerArgs {
 		api.Configure().Append(arg[0], arg[1])
 	}
