@@ -25,6 +25,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
@@ -185,18 +186,8 @@ func TestMisspeltPluginConfigRefused(t *testing.T) {
   pluginConfig:
   - {name: NodeLessPod, args: {mode: MostPods}}
 `
-	source := filepath.Join(dir, "config.yaml")
-	if err := os.WriteFile(source, []byte(config), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := options.LoadConfigFromFile(logger, source)
-	if err == nil {
-		err = validation.ValidateKubeSchedulerConfiguration(cfg)
-	}
-	if err != nil {
-		t.Fatalf("kube-scheduler refuses the file too (%v): this test's premise is gone", err)
-	}
-	_, err = prepareConfig(logger, source, []byte(config), filepath.Join(dir, "run"))
+	source := writeAcceptedConfig(t, logger, dir, config)
+	_, err := prepareConfig(logger, source, []byte(config), filepath.Join(dir, "run"))
 	want := `profiles[0].pluginConfig[0].name: Invalid value: "NodeLessPod": no such plugin; did you mean "NodeLessPods"?`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("error %v, want one containing %q", err, want)
@@ -242,6 +233,22 @@ func TestUnreadArgsRefused(t *testing.T) {
   - {name: PlacementPolicy, args: {rules: []}}
   - {name: PodTopologySpread, args: {defaultingType: List}}
 `
+	source := writeAcceptedConfig(t, logger, dir, config)
+	_, err := prepareConfig(logger, source, []byte(config), filepath.Join(dir, "run"))
+	const why = "the profile does not enable this plugin at any extension point, so kube-scheduler ignores these args: enable the plugin or remove the entry"
+	want := "scheduler config " + source + ": [" +
+		`profiles[0].pluginConfig[2].name: Invalid value: "PlacementPolicy": ` + why + ", " +
+		`profiles[0].pluginConfig[3].name: Invalid value: "PodTopologySpread": ` + why + "]"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error\n%v\nwant\n%s", err, want)
+	}
+}
+
+// writeAcceptedConfig writes config to dir/config.yaml and checks that
+// kube-scheduler's own loader and validation accept it: the tests that
+// use it are about what the playground refuses beyond them.
+func writeAcceptedConfig(t *testing.T, logger klog.Logger, dir, config string) string {
+	t.Helper()
 	source := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(source, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
@@ -253,12 +260,5 @@ func TestUnreadArgsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatalf("kube-scheduler refuses the file too (%v): this test's premise is gone", err)
 	}
-	_, err = prepareConfig(logger, source, []byte(config), filepath.Join(dir, "run"))
-	const why = "the profile does not enable this plugin at any extension point, so kube-scheduler ignores these args: enable the plugin or remove the entry"
-	want := "scheduler config " + source + ": [" +
-		`profiles[0].pluginConfig[2].name: Invalid value: "PlacementPolicy": ` + why + ", " +
-		`profiles[0].pluginConfig[3].name: Invalid value: "PodTopologySpread": ` + why + "]"
-	if err == nil || err.Error() != want {
-		t.Fatalf("error\n%v\nwant\n%s", err, want)
-	}
+	return source
 }
