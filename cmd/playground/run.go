@@ -66,7 +66,8 @@ const assetsHelp = `The control plane's binaries come from --assets, else
 $KUBEBUILDER_ASSETS, else the playground's own directory if it holds them
 (a clone's bin/, where make envtest builds them), else ./bin if it holds
 them, else the user's cache, where the first run builds them with the Go
-toolchain (about 10 minutes on 2 cores).`
+toolchain: minutes on a cold Go cache, once per playground version
+(README.md#cold-build gives the figure).`
 
 // assetsUsage is --assets' usage, for every command that takes it.
 const assetsUsage = "directory holding etcd, kube-apiserver, kube-controller-manager and kwok; if not given, $KUBEBUILDER_ASSETS, else the playground's own directory if it holds them, else ./bin if it holds them, else the user's cache (built there once)"

@@ -127,7 +127,7 @@ func (b *builder) build(ctx context.Context) (err error) {
 		return fmt.Errorf("%s cannot build the playground's modules (they need Go %s or later): %w%s", b.goCmd, p.minGo, err, tail(logPath))
 	}
 	goVersion = strings.TrimSpace(goVersion)
-	fmt.Fprintf(b.progress, "building the control plane (%s) with %s into %s: a cold build takes about 10 minutes on 2 cores, once per playground version; the go command's output goes to %s\n",
+	fmt.Fprintf(b.progress, "building the control plane (%s) with %s into %s: this takes minutes on a cold Go cache, once per playground version; the go command's output goes to %s\n",
 		strings.Join(targetNames(), ", "), goVersion, b.dir, logPath)
 	for i, t := range targets {
 		start := time.Now()

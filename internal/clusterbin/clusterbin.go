@@ -79,7 +79,7 @@ type Options struct {
 // Ensure returns a directory holding etcd, kube-apiserver,
 // kube-controller-manager and kwok built from this playground's pins for
 // this machine's GOOS/GOARCH, building them first if no complete build is
-// there (a cold build takes about 10 minutes on 2 cores). Playgrounds
+// there (minutes on a cold Go cache). Playgrounds
 // started together build once: the others wait for the first. The go
 // command's output goes to build.log in that directory; a failed build's
 // error names the binary and ends with the log's last lines.

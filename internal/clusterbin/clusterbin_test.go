@@ -126,7 +126,7 @@ func TestEnsureBuildsThenReuses(t *testing.T) {
 			t.Errorf("only kube-controller-manager's build may add go.sum entries: %s", c)
 		}
 	}
-	for _, want := range []string{"a cold build takes about 10 minutes", filepath.Join(dir, "build.log"), "with go1.99.0 into " + dir,
+	for _, want := range []string{"this takes minutes on a cold Go cache, once per playground version", filepath.Join(dir, "build.log"), "with go1.99.0 into " + dir,
 		"(1/4) built etcd in ", "s: v3 version fake", "(4/4) built kwok in "} {
 		if !strings.Contains(progress.String(), want) {
 			t.Errorf("progress lacks %q:\n%s", want, progress)

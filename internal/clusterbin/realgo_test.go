@@ -30,7 +30,7 @@ import (
 // version is. make test runs it after make envtest, whose builds leave the
 // Go build cache warm: then it links four large binaries, which took 106 s
 // here on 2 cores busy with other builds (35 s of CPU); with a cold cache
-// it compiles them (about 10 minutes). -short skips it.
+// it compiles them (minutes: README.md#cold-build). -short skips it.
 func TestRealBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: not building the control plane with the real toolchain")
