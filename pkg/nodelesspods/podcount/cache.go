@@ -81,57 +81,6 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 )
 
-// minPublish is the least number of new NodeInfos that makes Count publish
-// a new index; fewer wait until one of them is looked up again.
-const minPublish = 8
-
-// slot holds a NodeInfo's memo. generation, base and baseCount are written
-// together under seq, a sequence lock: odd while a writer stores them, so
-// that readers never take a lock. tail is the tail memo, or nil.
-type slot struct {
-	seq        atomic.Uint32
-	generation atomic.Int64
-	base       atomic.Int32
-	baseCount  atomic.Int32
-	tail       atomic.Pointer[tailMemo]
-	// tails and scans count this NodeInfo's recounts (see Recounts).
-	tails, scans atomic.Uint64
-}
-
-// Recounts are the Count calls that the memo did not answer alone. Every
-// other Count call was a hit: the generation's count (in a pod-group cycle
-// too when no pod was assumed on the node), or a tail memo whose PodInfos
-// all matched.
-type Recounts struct {
-	// Tail: the memo's count plus a scan of the pods after its base (those
-	// assumed in a pod-group cycle), or a tail memo extended past the
-	// PodInfos it shares with the NodeInfo.
-	Tail uint64
-	// Scan: every pod of the NodeInfo was scanned.
-	Scan uint64
-}
-
-// read returns the slot's generation, base and baseCount; ok is false if a
-// writer was storing them.
-func (s *slot) read() (generation int64, base, baseCount int, ok bool) {
-	seq := s.seq.Load()
-	generation, base, baseCount = s.generation.Load(), int(s.base.Load()), int(s.baseCount.Load())
-	return generation, base, baseCount, seq%2 == 0 && s.seq.Load() == seq
-}
-
-// write stores a memo, unless another writer holds the slot (then the next
-// Count recounts: a lost write is a miss, never a wrong count).
-func (s *slot) write(generation int64, base, baseCount int) {
-	seq := s.seq.Load()
-	if seq%2 == 1 || !s.seq.CompareAndSwap(seq, seq+1) {
-		return
-	}
-	s.generation.Store(generation)
-	s.base.Store(int32(base))
-	s.baseCount.Store(int32(baseCount))
-	s.seq.Add(1)
-}
-
 // tailMemo is the count of pods, a generation's PodInfos as last seen in a
 // pod-group cycle. It is never changed once stored.
 type tailMemo struct {
@@ -148,8 +97,6 @@ func (m *tailMemo) countOf(n int) int {
 	}
 	return int(m.counts[n-1])
 }
-
-type index map[fwk.NodeInfo]*slot
 
 // Cache is safe for concurrent use: Count on different nodes runs in
 // parallel and a hit takes no lock. The zero value is not usable: call New.
@@ -224,54 +171,6 @@ func (c *Cache) Count(nodeInfo fwk.NodeInfo, podGroupCycle bool) int {
 	return next.countOf(len(pods))
 }
 
-// record counts a recount on slot s, a tail or a scan; orphan tells that s
-// was pruned in the call that made it (see slot), so no sum reads it any
-// more: the recount goes to the retired totals at once.
-func (c *Cache) record(s *slot, orphan, tail bool) {
-	if orphan {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		c.retired.add(recountOf(tail))
-		return
-	}
-	if tail {
-		s.tails.Add(1)
-	} else {
-		s.scans.Add(1)
-	}
-}
-
-func recountOf(tail bool) Recounts {
-	if tail {
-		return Recounts{Tail: 1}
-	}
-	return Recounts{Scan: 1}
-}
-
-func (r *Recounts) add(o Recounts) {
-	r.Tail += o.Tail
-	r.Scan += o.Scan
-}
-
-// Recounts returns the recounts so far: those of the slots in the index and
-// pending, and the retired ones. It takes mu, as a publish does, so no slot
-// is counted twice or missed while it is pruned.
-func (c *Cache) Recounts() Recounts {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	sum := c.retired
-	for _, from := range []index{*c.published.Load(), c.pending} {
-		for _, s := range from {
-			sum.add(s.recounts())
-		}
-	}
-	return sum
-}
-
-func (s *slot) recounts() Recounts {
-	return Recounts{Tail: s.tails.Load(), Scan: s.scans.Load()}
-}
-
 // tailMemo returns the memo of pods, whose first same PodInfos are prev's.
 func (c *Cache) tailMemo(generation int64, pods []fwk.PodInfo, prev *tailMemo, same int) *tailMemo {
 	m := &tailMemo{generation: generation, pods: slices.Clone(pods), counts: make([]int32, len(pods))}
@@ -319,67 +218,4 @@ func (c *Cache) scan(pods []fwk.PodInfo) int {
 		}
 	}
 	return n
-}
-
-// slot returns nodeInfo's slot. NodeInfos seen for the first time wait in
-// pending, looked up under mu, until enough of them have come to publish a
-// new index (amortized O(1) per NodeInfo), or until one of them is looked up
-// a second time: in the next cycle, so that no node stays on the locked path.
-// orphan is true when the publish that this call made pruned the new slot
-// itself (its NodeInfo is not the snapshot's): Count then retires its lookup
-// at once, which no sum would read from the slot.
-func (c *Cache) slot(nodeInfo fwk.NodeInfo) (s *slot, orphan bool) {
-	if s, ok := (*c.published.Load())[nodeInfo]; ok {
-		return s, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	published := *c.published.Load()
-	if s, ok := published[nodeInfo]; ok {
-		return s, false
-	}
-	if s, ok := c.pending[nodeInfo]; ok {
-		if c.live(nodeInfo) {
-			c.publish(published)
-		}
-		return s, false
-	}
-	s = &slot{}
-	c.pending[nodeInfo] = s
-	if len(c.pending) >= max(minPublish, len(published)/8) {
-		c.publish(published)
-		_, kept := (*c.published.Load())[nodeInfo]
-		return s, !kept
-	}
-	return s, false
-}
-
-// publish stores an index of the published and pending slots, without those
-// of NodeInfos the snapshot no longer holds (deleted nodes, a dry run's
-// clones), whose recounts it adds to the retired ones. The caller holds mu.
-func (c *Cache) publish(published index) {
-	next := make(index, len(published)+len(c.pending))
-	for _, from := range []index{published, c.pending} {
-		for ni, s := range from {
-			if c.live(ni) {
-				next[ni] = s
-			} else {
-				c.retired.add(s.recounts())
-			}
-		}
-	}
-	c.published.Store(&next)
-	c.pending = index{}
-}
-
-func (c *Cache) live(nodeInfo fwk.NodeInfo) bool {
-	if c.nodes == nil {
-		return true
-	}
-	node := nodeInfo.Node()
-	if node == nil {
-		return false
-	}
-	current, err := c.nodes.Get(node.Name)
-	return err == nil && current == nodeInfo
 }
