@@ -1,0 +1,83 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package admission
+
+import (
+	"fmt"
+	"slices"
+
+	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+
+	"github.com/adminsched/scheduler-plugins/apis/config"
+)
+
+// ProfileArgs is the PlacementPolicy args of one scheduler profile, and the
+// extension points at which the profile runs the plugin.
+type ProfileArgs struct {
+	SchedulerName string
+	Args          *config.PlacementPolicyArgs
+	// Filter says the profile runs the plugin's Filter (Require rules), Score
+	// its Score (Prefer rules).
+	Filter, Score bool
+}
+
+// FromConfig returns the PlacementPolicy args of every profile of cfg (a
+// config loaded and defaulted as kube-scheduler's --config loads it) that
+// runs the plugin at Filter or Score, in the profiles' order.
+func FromConfig(cfg *schedconfig.KubeSchedulerConfiguration) ([]ProfileArgs, error) {
+	var out []ProfileArgs
+	for i := range cfg.Profiles {
+		prof := &cfg.Profiles[i]
+		pa := ProfileArgs{SchedulerName: prof.SchedulerName}
+		if prof.Plugins != nil {
+			pa.Filter = enabledAt(prof.Plugins, prof.Plugins.Filter)
+			pa.Score = enabledAt(prof.Plugins, prof.Plugins.Score)
+		}
+		if !pa.Filter && !pa.Score {
+			continue
+		}
+		pa.Args = &config.PlacementPolicyArgs{}
+		for _, pc := range prof.PluginConfig {
+			if pc.Name != config.PlacementPolicyName || pc.Args == nil {
+				continue
+			}
+			args, ok := pc.Args.(*config.PlacementPolicyArgs)
+			if !ok {
+				return nil, fmt.Errorf("profile %q: pluginConfig %s: args are %T, want PlacementPolicyArgs", prof.SchedulerName, pc.Name, pc.Args)
+			}
+			pa.Args = args
+		}
+		out = append(out, pa)
+	}
+	return out, nil
+}
+
+// enabledAt reports whether the profile runs PlacementPolicy at the extension
+// point set: named there, or named at multiPoint and not disabled there, which
+// is how the framework expands multiPoint.
+func enabledAt(plugins *schedconfig.Plugins, set schedconfig.PluginSet) bool {
+	has := func(list []schedconfig.Plugin, names ...string) bool {
+		return slices.ContainsFunc(list, func(p schedconfig.Plugin) bool { return slices.Contains(names, p.Name) })
+	}
+	if has(set.Enabled, config.PlacementPolicyName) {
+		return true
+	}
+	if has(set.Disabled, config.PlacementPolicyName, "*") {
+		return false
+	}
+	return has(plugins.MultiPoint.Enabled, config.PlacementPolicyName)
+}
