@@ -17,23 +17,17 @@ limitations under the License.
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
-	"k8s.io/klog/v2/textlogger"
-	crlog "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/yaml"
 
 	schedulerplugins "github.com/adminsched/scheduler-plugins"
 	"github.com/adminsched/scheduler-plugins/internal/playground"
@@ -164,59 +158,6 @@ func (f *runFlags) inputs() (scenario string, configs []string, builtin map[stri
 	return scenario, configs, builtin
 }
 
-// logSink is the destination of the process-wide logger: the log file of
-// the current run, nothing between runs. klog's global logger may only be
-// set once, before goroutines log (klog.SetLogger is not thread-safe), so
-// runs swap the file behind it instead.
-type logSink struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *logSink) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.w == nil {
-		return len(p), nil
-	}
-	return s.w.Write(p)
-}
-
-func (s *logSink) set(w io.Writer) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.w = w
-}
-
-var (
-	logOnce   sync.Once
-	logOutput = &logSink{}
-	logConfig *textlogger.Config
-	logger    klog.Logger
-)
-
-// setupLogging sends klog (the scheduler's logs) and controller-runtime's
-// log to a file: the terminal only gets the playground's own lines.
-func setupLogging(path string, verbosity int) (klog.Logger, func(), error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return klog.Logger{}, nil, err
-	}
-	logOnce.Do(func() {
-		logConfig = textlogger.NewConfig(textlogger.Output(logOutput))
-		logger = textlogger.NewLogger(logConfig)
-		klog.SetLoggerWithOptions(logger, klog.ContextualLogger(true))
-		crlog.SetLogger(logger)
-	})
-	_ = logConfig.Verbosity().Set(strconv.Itoa(verbosity))
-	logOutput.set(f)
-	return logger, func() {
-		// Goroutines still winding down write nowhere.
-		logOutput.set(nil)
-		_ = f.Close()
-	}, nil
-}
-
 // run is the whole command line (without the program's name); main only
 // adds signal handling and os.Exit.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -316,109 +257,4 @@ func reportRunError(stderr io.Writer, err error, dir string, keepDir *bool) int 
 		fmt.Fprintf(stderr, "playground: %v\nlogs (scheduler, etcd, kube-apiserver, kube-controller-manager, kwok) kept in %s\n", err, dir)
 		return exitFailure
 	}
-}
-
-// writeOutput writes the runs; in JSON, explanations are in the pods. YAML
-// is the JSON document, rendered as YAML.
-func writeOutput(w io.Writer, format string, explain bool, runs []report.Run) error {
-	switch {
-	case format == "yaml":
-		var doc bytes.Buffer
-		if err := writeOutput(&doc, "json", explain, runs); err != nil {
-			return err
-		}
-		out, err := yaml.JSONToYAML(doc.Bytes())
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(out)
-		return err
-	case len(runs) == 1 && format == "json":
-		return report.WriteJSON(w, runs[0].Result)
-	case format == "json":
-		return report.WriteCompareJSON(w, runs)
-	case len(runs) == 1:
-		if err := report.WriteText(w, runs[0].Result); err != nil || !explain {
-			return err
-		}
-		fmt.Fprintln(w)
-		return report.WriteExplainText(w, runs[0].Result)
-	default:
-		if err := report.WriteCompareText(w, runs); err != nil || !explain {
-			return err
-		}
-		fmt.Fprintln(w)
-		return report.WriteCompareExplainText(w, runs)
-	}
-}
-
-// keepBanner is what --keep prints once the cluster is up for the user:
-// which pods which scheduler takes, and the commands of another shell, the
-// export line alone on its line (so that a script can apply it).
-func keepBanner(s *playground.Session, assets string) string {
-	var b strings.Builder
-	b.WriteString("\nthe control plane and the scheduler stay up until Ctrl-C.\n")
-	b.WriteString(whoSchedules(s.Profiles, s.DefaultScheduler) + "\n")
-	b.WriteString("in another shell:\n")
-	export := "export KUBECONFIG=" + shellQuote(s.Kubeconfig)
-	if dir := kubectlDir(assets); dir != "" {
-		export += " PATH=" + shellQuote(dir) + ":$PATH"
-	}
-	b.WriteString("  " + export + "\n")
-	b.WriteString("  kubectl get pods -A -o wide\n")
-	if kubectlDir(assets) == "" {
-		fmt.Fprintf(&b, "(no kubectl next to the control plane's binaries in %s: `make kubectl` in the clone builds bin/kubectl, or use yours)\n", assets)
-	}
-	return b.String()
-}
-
-// whoSchedules says which pods the kept cluster's schedulers take, by the
-// schedulerName they set; a pod that sets none gets default-scheduler.
-func whoSchedules(profiles []string, defaultScheduler bool) string {
-	names := orList(profiles)
-	switch {
-	case defaultScheduler && len(profiles) == 1:
-		return "pods naming schedulerName: " + names + " get this config's profile; pods naming none get the default profile (default-scheduler, the in-tree plugins)."
-	case defaultScheduler:
-		return "pods naming schedulerName: " + names + " get this config's profile of that name; pods naming none get the default profile (default-scheduler, the in-tree plugins)."
-	case len(profiles) == 1:
-		return "every pod naming no schedulerName (or default-scheduler) gets this config's profile."
-	default:
-		return "pods naming schedulerName: " + names + " get this config's profile of that name; a pod naming none names default-scheduler."
-	}
-}
-
-// orList is "a", "a or b", "a, b or c".
-func orList(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
-
-// kubectlDir is dir, absolute, when it holds an executable kubectl (`make
-// kubectl` builds bin/kubectl next to the control plane's binaries), else
-// "".
-func kubectlDir(dir string) string {
-	if dir == "" {
-		return ""
-	}
-	st, err := os.Stat(filepath.Join(dir, "kubectl"))
-	if err != nil || !st.Mode().IsRegular() || st.Mode()&0o111 == 0 {
-		return ""
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return ""
-	}
-	return abs
-}
-
-// shellQuote is s as one word of a POSIX shell: as is when it holds only
-// characters that need no quoting, else single-quoted.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=,:@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
