@@ -144,7 +144,7 @@ fuzz: ## Fuzz the count cache for FUZZTIME (default 60s).
 	$(GO) test ./pkg/nodelesspods/podcount -run '^$$' -fuzz FuzzCache -fuzztime $${FUZZTIME:-60s}
 
 .PHONY: verify
-verify: verify-gofmt verify-vet verify-codegen verify-gomod verify-logcheck verify-filesize verify-shellcheck ## All static checks (CI runs them before make test).
+verify: verify-gofmt verify-vet verify-codegen verify-gomod verify-logcheck verify-filesize verify-imports verify-shellcheck ## All static checks (CI runs them before make test).
 
 .PHONY: verify-gofmt
 verify-gofmt:
@@ -169,6 +169,10 @@ verify-logcheck: ## Structured, contextual logging only (logcheck from hack/tool
 .PHONY: verify-filesize
 verify-filesize: ## No Go file under internal/ or cmd/ over 350 lines (tests aside).
 	hack/verify-filesize.sh
+
+.PHONY: verify-imports
+verify-imports: ## The playground's step packages do not import each other (go list; hack/imports).
+	$(GO) test -count=1 ./hack/imports/
 
 .PHONY: verify-shellcheck
 verify-shellcheck: ## shellcheck of hack/*.sh and .ci/run (installs shellcheck from Debian's packages if missing).
