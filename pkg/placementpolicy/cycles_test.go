@@ -40,11 +40,10 @@ import (
 // the scheduler's findNodesThatPassFilters does), Score through
 // RunScorePlugins, which runs each node on the parallelizer too. Pods the
 // gate stops alternate with pods that have a Require rule (Filter reads the
-// memo on many goroutines) and a Prefer rule (Score does), so the memo of the
-// last stopped pod, a plain pointer, is written and read in every order a
-// cycle has. Under -race (make unit-test) this is the check that no read is
-// concurrent with PreFilter's write; the Filter results and scores show the
-// memo never answers for the wrong pod.
+// cycle state on many goroutines) and a Prefer rule (Score does). Under
+// -race (make unit-test) this checks that the plugin shares nothing across
+// goroutines unguarded; the Filter results and scores show that each cycle
+// answers for its own pod.
 func TestCyclesOnTheFrameworksGoroutines(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithCancel(ctx)

@@ -28,12 +28,10 @@ import (
 // stateKey is where PreFilter leaves the pod's rules for Filter and PreScore.
 const stateKey fwk.StateKey = Name
 
-// preFilterRules is PreFilter for a pod the gate lets through. It is a
-// function of its own so that PreFilter's path for the other pods stays a
-// few instructions with a small frame.
-//
-//go:noinline
-func (pl *PlacementPolicy) preFilterRules(ctx context.Context, state fwk.CycleState, pod *v1.Pod) (*fwk.PreFilterResult, *fwk.Status) {
+// PreFilter finds the rules that apply to the pod and leaves them in the
+// cycle state for Filter and PreScore. Without a Require rule Filter has
+// nothing to do: PreFilter returns Skip.
+func (pl *PlacementPolicy) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	s, err := pl.rulesFor(pod)
 	if err != nil {
 		return nil, fwk.AsStatus(err)
@@ -108,9 +106,9 @@ func (pl *PlacementPolicy) cycleRules(state fwk.CycleState, pod *v1.Pod) (*podRu
 // cycleRulesFrom is cycleRules, and reports whether the rules came from the
 // cycle state, that is, whether PreFilter found (and counted) them.
 func (pl *PlacementPolicy) cycleRulesFrom(state fwk.CycleState, pod *v1.Pod) (*podRules, bool, error) {
-	// A pod the gate stops has no rules: do not look it up in the cycle
-	// state, whose lookup costs more than the gate.
-	if pl.stopped == pod || !pl.gate.mayApply(pod) {
+	// A pod the gate stops has no rules: PreFilter wrote none to the cycle
+	// state, so there is nothing to read.
+	if !pl.gate.mayApply(pod) {
 		return nil, false, nil
 	}
 	if state != nil {

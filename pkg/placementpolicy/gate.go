@@ -17,8 +17,6 @@ limitations under the License.
 package placementpolicy
 
 import (
-	"strings"
-
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -29,20 +27,15 @@ import (
 // carries a label key that a rule's podSelector cannot match without.
 // Passing it says nothing; failing it means that no rule applies.
 //
-// It exists for the pods no rule selects, most pods of most clusters. In a
-// scheduling cycle PreFilter and PreScore run after the other plugins have
-// walked hundreds of nodes, so the plugin's own data is out of the CPU's
-// caches: evaluating every rule (selectors, sets, the namespace lister)
-// costs a cache miss per object it touches, several times the work itself.
-// The gate reads the pod, which the framework has just read, and a few
-// strings packed next to each other.
+// It exists for the pods no rule selects, most pods of most clusters: they
+// are decided from the pod's namespace and label keys, without evaluating
+// every rule's selectors or reading the namespace lister.
 type gate struct {
 	// nsLens and keyLens have bit lenBit(n) set when a namespace, or a key,
-	// is n bytes long: most pods fail the gate on these masks alone, which
-	// live in the plugin's first cache line, without reading a string.
+	// is n bytes long: most pods fail the gate on these masks alone, without
+	// comparing a string.
 	nsLens, keyLens uint64
-	// key is the label key when there is only one, looked up in the pod's
-	// labels from the gate itself: no other cache line is read for it.
+	// key is the label key when there is only one.
 	key string
 	// lists holds the namespaces and the keys when there are more.
 	lists *gateLists
@@ -55,11 +48,10 @@ type gate struct {
 // gateLists are the namespaces and keys themselves, for the pods whose
 // namespace has a length the mask holds, and for more than one key.
 type gateLists struct {
-	// strs holds the namespaces, then the keys, over one string buffer;
-	// namespaceSet replaces the namespaces when there are many. keys are
-	// the keys when there are two to shortList of them, looked up one by
-	// one in the pod's labels: in a scheduling cycle a lookup costs less
-	// than starting an iteration of the labels. keySet is set when there
+	// strs holds the namespaces, then the keys; namespaceSet replaces the
+	// namespaces when there are many. keys are the keys when there are two
+	// to shortList of them, looked up one by one in the pod's labels, which
+	// costs less than iterating over the labels. keySet is set when there
 	// are more.
 	strs         []string
 	nNamespaces  int
@@ -71,7 +63,7 @@ type gateLists struct {
 func lenBit(n int) uint64 { return 1 << min(n, 63) }
 
 // shortList is how many strings a linear scan compares before a set lookup
-// is cheaper: a scan of packed strings compares lengths first.
+// is cheaper: comparing strings compares their lengths first.
 const shortList = 8
 
 // keyRequired reports whether a requirement fails on a pod without its key.
@@ -131,7 +123,7 @@ func newGate(rules []*rule) gate {
 		lists.keySet = seenKey
 	}
 	lists.nNamespaces = len(namespaces)
-	lists.strs = pack(append(namespaces, keys...))
+	lists.strs = append(namespaces, keys...)
 	switch {
 	case len(keys) == 1:
 		g.key = lists.strs[len(namespaces)]
@@ -140,31 +132,6 @@ func newGate(rules []*rule) gate {
 	}
 	g.lists = lists
 	return g
-}
-
-// pack returns ss as slices of one buffer, so that scanning them touches as
-// few cache lines as the strings need.
-func pack(ss []string) []string {
-	buf := strings.Join(ss, "")
-	out := make([]string, len(ss))
-	off := 0
-	for i, s := range ss {
-		out[i] = buf[off : off+len(s)]
-		off += len(s)
-	}
-	return out
-}
-
-// oneKey is mayApply for the common gate, one label key and no namespace
-// of the pod's namespace length, at a cost the compiler inlines: PreFilter
-// decides most pods without the call. decided is false for other gates
-// and pods, which mayApply decides.
-func (g *gate) oneKey(pod *v1.Pod) (applies, decided bool) {
-	if g.open || g.key == "" || g.nsLens&lenBit(len(pod.Namespace)) != 0 {
-		return false, false
-	}
-	_, applies = pod.Labels[g.key]
-	return applies, true
 }
 
 // mayApply reports whether a rule may apply to pod; false means none does.

@@ -172,47 +172,13 @@ func TestNamespaceUpdatedOddObjects(t *testing.T) {
 	}
 }
 
-// TestPreFilterRemembersStoppedPod guards PreFilter's "pl.stopped != pod" in
-// entry.go (filtering.go:35 when the mutation run found it; != mutated to ==:
-// the memo would never be set). The memo has no visible effect on results,
-// only on cost, so the test reads it.
-func TestPreFilterRemembersStoppedPod(t *testing.T) {
-	_, ctx := ktesting.NewTestContext(t)
-	// Without the namespaceSelector rule, which opens the gate.
-	pl := newPlugin(t, testArgs(func(a *config.PlacementPolicyArgs) { a.Rules = a.Rules[:2] }), testNamespaces...)
-	stopped := st.MakePod().Name("s").Namespace("default").Obj()
-	other := st.MakePod().Name("o").Namespace("default").Obj()
-	withRules := st.MakePod().Name("r").Namespace("payments").Obj()
-	tests := []struct {
-		name string
-		pods []*v1.Pod // given to PreFilter in order
-		want *v1.Pod
-	}{
-		{name: "first stopped pod", pods: []*v1.Pod{stopped}, want: stopped},
-		{name: "a second stopped pod replaces the first", pods: []*v1.Pod{stopped, other}, want: other},
-		{name: "a pod with rules leaves the memo", pods: []*v1.Pod{stopped, withRules}, want: stopped},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			pl.stopped = nil
-			for _, p := range tc.pods {
-				pl.PreFilter(ctx, framework.NewCycleState(), p, nil)
-			}
-			if got := pl.stopped; got != tc.want {
-				t.Errorf("stopped = %v, want %v", klog.KObj(got), klog.KObj(tc.want))
-			}
-		})
-	}
-}
-
 // foreignState is cycle state data of another type than PreFilter writes.
 type foreignState struct{}
 
 func (foreignState) Clone() fwk.StateData { return foreignState{} }
 
-// TestFilterCycleState guards cycleRules: filtering.go:87 (stopped == pod ||
-// !mayApply mutated to &&: a pod the gate stops would have its cycle state
-// read) and filtering.go:90 (state != nil mutated to ==: a nil state would
+// TestFilterCycleState guards cycleRules: filtering.go's !mayApply (mutated
+// away: a pod the gate stops would have its cycle state read) and filtering.go:90 (state != nil mutated to ==: a nil state would
 // be read, a present one ignored).
 func TestFilterCycleState(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)

@@ -46,31 +46,11 @@ const Name = config.PlacementPolicyName
 
 // PlacementPolicy filters and scores nodes by the placement rules of its args.
 type PlacementPolicy struct {
-	// gate, stopped and skip come first: the no-rule path reads only them
-	// and the pod (see gate). The gate's masks and single key, stopped and
-	// skip's code (all the framework reads of it) share the plugin's first
-	// cache line, which the padding at the end starts on a 64-byte boundary
-	// (TestNoRulePathLayout): that path reads one line of ours, not three.
+	// gate stops most pods no rule applies to before any rule is evaluated.
 	gate gate
-	// stopped is the last pod PreFilter found the gate stops, so that
-	// PreScore of the same cycle answers without reading the pod again. Pod
-	// objects are immutable and the gate reads nothing but the pod, so the
-	// answer holds for that pointer at any time. It is a plain pointer, not
-	// an atomic one: the framework calls PreFilter, Filter, PreScore and
-	// Score on the scheduling goroutine, or on goroutines it starts and
-	// waits for within the cycle, so PreFilter's write happens before every
-	// read (TestCyclesOnTheFrameworksGoroutines checks this under the race
-	// detector). An atomic store (a runtime call and a locked exchange on
-	// amd64) made the no-rule PreFilter about a fifth slower in
-	// scheduler_perf (see doc/performance.md). SignPod and the queueing
-	// hints, which run on the queue's goroutines, neither read nor write it.
-	// A caller that ran cycles of one framework concurrently, which
-	// kube-scheduler never does, would race here; a racing read still sees
-	// some pod's pointer, and the memo answers only for the pod it equals.
-	stopped *v1.Pod
-	// skip is the status of a pod no rule applies to, returned by pointer:
-	// the framework only reads a Skip status, and the no-rule path must not
-	// allocate.
+	// skip is the status of a pod no rule applies to, returned by pointer
+	// so that the no-rule path does not allocate: the framework only reads
+	// a Skip status.
 	skip  fwk.Status
 	rules []*rule
 	// excluded namespaces and DaemonSet pods are exempt from every rule.
@@ -81,9 +61,6 @@ type PlacementPolicy struct {
 	namespaces corelisters.NamespaceLister
 	pods       corelisters.PodLister
 	activator  fwk.PodActivator
-	// _ makes the plugin 256 bytes, a size class whose objects start on
-	// 256-byte boundaries.
-	_ [48]byte
 }
 
 var (
@@ -134,6 +111,9 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 		"ignoreDaemonSetPods", args.IgnoreDaemonSetPods, "excludedNamespaces", args.ExcludedNamespaces)
 	return pl, nil
 }
+
+// Name returns the plugin's name.
+func (pl *PlacementPolicy) Name() string { return Name }
 
 // exempt reports whether no rule may apply to pod.
 func (pl *PlacementPolicy) exempt(pod *v1.Pod) bool {

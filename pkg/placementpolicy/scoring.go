@@ -25,11 +25,11 @@ import (
 	"github.com/adminsched/scheduler-plugins/pkg/normalize"
 )
 
-// preScoreRules is PreScore for a pod PreFilter did not stop: a function
-// of its own, as preFilterRules is.
-//
-//go:noinline
-func (pl *PlacementPolicy) preScoreRules(state fwk.CycleState, pod *v1.Pod) *fwk.Status {
+// PreScore returns Skip unless a Prefer rule applies to the pod, so that
+// Score and NormalizeScore run only for the pods the plugin concerns. When
+// PreFilter did not find the rules (a profile that enables the plugin at
+// score only), PreScore counts the attempt for them.
+func (pl *PlacementPolicy) PreScore(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) *fwk.Status {
 	s, fromPreFilter, err := pl.cycleRulesFrom(state, pod)
 	if err != nil {
 		return fwk.AsStatus(err)
