@@ -167,7 +167,7 @@ verify-logcheck: ## Structured, contextual logging only (logcheck from hack/tool
 	hack/verify-logcheck.sh
 
 .PHONY: verify-filesize
-verify-filesize: ## No Go file under internal/ or cmd/ over 350 lines (tests aside).
+verify-filesize: ## No Go file under internal/, cmd/ or pkg/ over 350 lines (tests aside).
 	hack/verify-filesize.sh
 
 .PHONY: verify-imports
