@@ -17,61 +17,14 @@ limitations under the License.
 package integration
 
 import (
-	"bytes"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
-	"syscall"
-	"time"
+
+	"github.com/adminsched/scheduler-plugins/test/integration/framework"
 )
-
-// schedulerProcess is bin/kube-scheduler run as a child process, as users run it.
-type schedulerProcess struct {
-	name string
-	cmd  *exec.Cmd
-	mu   sync.Mutex
-	out  bytes.Buffer
-	done chan struct{}
-	once sync.Once
-}
-
-// Write collects the process's output (klog writes to stderr).
-func (p *schedulerProcess) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.out.Write(b)
-}
-
-func (p *schedulerProcess) output() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.out.String()
-}
-
-func (p *schedulerProcess) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
-
-// stop sends SIGTERM, as a kubelet would, and waits for the process to end.
-func (p *schedulerProcess) stop() {
-	p.once.Do(func() {
-		_ = p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.done:
-		case <-time.After(30 * time.Second):
-			_ = p.cmd.Process.Kill()
-			<-p.done
-		}
-	})
-}
 
 // schedulerBinary returns the path of the binary under test: SCHEDULER_BINARY,
 // or bin/kube-scheduler, which make integration-test builds first.
@@ -89,30 +42,25 @@ func (tc *testContext) schedulerBinary() string {
 
 // runBinary starts the scheduler binary with args; it is stopped when the
 // test ends, and its output is logged if the test failed.
-func (tc *testContext) runBinary(name string, args ...string) *schedulerProcess {
+func (tc *testContext) runBinary(name string, args ...string) *framework.Process {
 	tc.t.Helper()
 	return tc.startProcess(name, tc.schedulerBinary(), args...)
 }
 
 // startProcess starts binary with args, as runBinary does.
-func (tc *testContext) startProcess(name, binary string, args ...string) *schedulerProcess {
+func (tc *testContext) startProcess(name, binary string, args ...string) *framework.Process {
 	tc.t.Helper()
-	p := &schedulerProcess{name: name, done: make(chan struct{})}
-	p.cmd = exec.Command(binary, args...)
-	p.cmd.Stdout, p.cmd.Stderr = p, p
-	if err := p.cmd.Start(); err != nil {
+	return tc.start(name, exec.Command(binary, args...))
+}
+
+// start starts cmd; it is stopped when the test ends, and its output is
+// logged if the test failed.
+func (tc *testContext) start(name string, cmd *exec.Cmd) *framework.Process {
+	tc.t.Helper()
+	p, err := framework.StartProcess(tc.t, name, cmd)
+	if err != nil {
 		tc.t.Fatalf("starting %s: %v", name, err)
 	}
-	go func() {
-		_ = p.cmd.Wait()
-		close(p.done)
-	}()
-	tc.t.Cleanup(func() {
-		p.stop()
-		if tc.t.Failed() {
-			tc.t.Logf("output of %s:\n%s", name, p.output())
-		}
-	})
 	return p
 }
 

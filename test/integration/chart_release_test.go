@@ -32,6 +32,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
+
+	"github.com/adminsched/scheduler-plugins/test/integration/framework"
 )
 
 // TestChartTwoReleases installs two releases of the chart in one namespace
@@ -53,14 +55,14 @@ func TestChartTwoReleases(t *testing.T) {
 	}
 
 	tc.createNodes(makeNode("releases-a"), makeNode("releases-b"))
-	procs := map[string]*schedulerProcess{}
+	procs := map[string]*framework.Process{}
 	for _, release := range releases {
 		in := tc.installObjects("release "+release, renderRelease(t, release, chartDir, tc.ns, "--set", "schedulerName="+release+"-scheduler"))
 		args, _ := tc.schedulerArgs(in, in.config)
 		procs[release] = tc.runBinary(release+"-scheduler", args...)
 	}
 	for _, release := range releases {
-		tc.waitForLeader([]*schedulerProcess{procs[release]})
+		tc.waitForLeader([]*framework.Process{procs[release]})
 	}
 	for _, release := range releases {
 		lease, err := adminClient.CoordinationV1().Leases(tc.ns).Get(tc.ctx, release+"-adminsched-scheduler", metav1.GetOptions{})
@@ -146,15 +148,15 @@ func TestChartUpgrade(t *testing.T) {
 	}
 	oldArgs, _ := tc.schedulerArgs(old, old.config)
 	oldProc := tc.runBinary("scheduler-0.37.0", oldArgs...)
-	tc.waitForLeader([]*schedulerProcess{oldProc})
+	tc.waitForLeader([]*framework.Process{oldProc})
 
 	notes := helmOnCluster(t, tc.ns, "upgrade", release, chartDir)
 	// The new Role grants nothing on the old lease: the old leader cannot
 	// renew it and exits, as README.md's upgrade notes say.
 	if err := wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(context.Context) (bool, error) {
-		return oldProc.exited(), nil
-	}); err != nil || !strings.Contains(oldProc.output(), "Leaderelection lost") {
-		t.Errorf("the 0.37.0 scheduler did not stop leading after the upgrade (exited: %v)", oldProc.exited())
+		return oldProc.Exited(), nil
+	}); err != nil || !strings.Contains(oldProc.Output(), "Leaderelection lost") {
+		t.Errorf("the 0.37.0 scheduler did not stop leading after the upgrade (exited: %v)", oldProc.Exited())
 	}
 	if !strings.Contains(helmOnCluster(t, tc.ns, "status", release), "REVISION: 2") {
 		t.Errorf("helm status after the upgrade is not revision 2")
@@ -178,10 +180,10 @@ func TestChartUpgrade(t *testing.T) {
 	in := tc.liveInstallation("the upgraded release", fullname)
 	args, _ := tc.schedulerArgs(in, in.config)
 	proc := tc.runBinary("upgraded-scheduler", args...)
-	tc.waitForLeader([]*schedulerProcess{proc})
+	tc.waitForLeader([]*framework.Process{proc})
 	tc.createPod(tc.makePod("after-upgrade"))
 	tc.waitScheduled("after-upgrade")
-	if lines := forbidden.FindAllString(proc.output(), -1); len(lines) > 0 {
+	if lines := forbidden.FindAllString(proc.Output(), -1); len(lines) > 0 {
 		t.Errorf("the upgraded scheduler was refused %d times (first: %q)", len(lines), lines[0])
 	}
 
@@ -321,7 +323,7 @@ func TestChartProfilesSchedule(t *testing.T) {
 	tc.createNodes(makeNode("profiles-a"), makeNode("profiles-b"))
 	args, _ := tc.schedulerArgs(in, in.config)
 	proc := tc.runBinary("two-profiles-scheduler", args...)
-	tc.waitForLeader([]*schedulerProcess{proc})
+	tc.waitForLeader([]*framework.Process{proc})
 	var pods []string
 	for _, p := range in.config.Profiles {
 		pod := tc.makePod(ptr.Deref(p.SchedulerName, "") + "-pod")

@@ -55,6 +55,7 @@ import (
 
 	"github.com/adminsched/scheduler-plugins/internal/testconfig"
 	"github.com/adminsched/scheduler-plugins/pkg/plugins"
+	"github.com/adminsched/scheduler-plugins/test/integration/framework"
 )
 
 const (
@@ -188,11 +189,11 @@ func TestChartInstall(t *testing.T) {
 	nodes := tc.createNodes(makeNode("chart-a"), makeNode("chart-b"), makeNode("chart-c"))
 	args, port := tc.schedulerArgs(in, in.config)
 	proc := tc.runBinary("chart-scheduler", args...)
-	tc.waitForLeader([]*schedulerProcess{proc})
+	tc.waitForLeader([]*framework.Process{proc})
 	tc.scheduleExamples(nodes)
 
 	checkReadyz(t, tc.ctx, port)
-	if lines := forbidden.FindAllString(proc.output(), -1); len(lines) > 0 {
+	if lines := forbidden.FindAllString(proc.Output(), -1); len(lines) > 0 {
 		t.Errorf("the scheduler running as the chart's ServiceAccount was refused %d times (first: %q): the chart's RBAC misses something", len(lines), lines[0])
 	}
 	// The lease is named after the release: chartRelease's fullname.
@@ -562,20 +563,20 @@ func TestChartBadArgsAtStartUp(t *testing.T) {
 			args, _ := tc.schedulerArgs(in, config)
 			proc := tc.runBinary("bad-args-scheduler", args...)
 			err := wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(context.Context) (bool, error) {
-				return proc.exited(), nil
+				return proc.Exited(), nil
 			})
 			if err != nil {
 				t.Fatalf("the scheduler did not exit with %v: %v", tt.args, err)
 			}
-			if proc.cmd.ProcessState.Success() {
+			if proc.ProcessState().Success() {
 				t.Errorf("the scheduler exited with status 0")
 			}
 			for _, w := range tt.want {
-				if !strings.Contains(proc.output(), w) {
-					t.Errorf("the scheduler's error does not name %q:\n%s", w, proc.output())
+				if !strings.Contains(proc.Output(), w) {
+					t.Errorf("the scheduler's error does not name %q:\n%s", w, proc.Output())
 				}
 			}
-			if strings.Contains(proc.output(), "Successfully acquired lease") {
+			if strings.Contains(proc.Output(), "Successfully acquired lease") {
 				t.Errorf("the scheduler started leading with bad args")
 			}
 		})
@@ -634,7 +635,7 @@ func TestChartMetrics(t *testing.T) {
 	// out of a cluster they need these flags, or every token is refused.
 	args = append(args, "--authentication-kubeconfig="+in.kubeconfig, "--authorization-kubeconfig="+in.kubeconfig)
 	proc := tc.runBinary("chart-metrics-scheduler", args...)
-	tc.waitForLeader([]*schedulerProcess{proc})
+	tc.waitForLeader([]*framework.Process{proc})
 	checkReadyz(t, tc.ctx, port)
 
 	for name, want := range map[string]int{"prometheus": http.StatusOK, "someone-else": http.StatusForbidden} {
@@ -649,7 +650,7 @@ func TestChartMetrics(t *testing.T) {
 	// The delegated authentication reads kube-system/extension-apiserver-authentication
 	// (the chart's RoleBinding there) and calls TokenReview and
 	// SubjectAccessReview (system:auth-delegator): nothing may be refused.
-	if lines := forbidden.FindAllString(proc.output(), -1); len(lines) > 0 {
+	if lines := forbidden.FindAllString(proc.Output(), -1); len(lines) > 0 {
 		t.Errorf("the scheduler running as the chart's ServiceAccount was refused %d times (first: %q)", len(lines), lines[0])
 	}
 }

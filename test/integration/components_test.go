@@ -32,6 +32,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	configv1 "k8s.io/kube-scheduler/config/v1"
+
+	"github.com/adminsched/scheduler-plugins/test/integration/framework"
 )
 
 const (
@@ -234,7 +236,7 @@ func TestInstallComponents(t *testing.T) {
 				makeNode(node("us-free"), region("us-east-1")))
 			args, _ := tc.schedulerArgs(in, in.config)
 			proc := tc.runBinary("components-scheduler", args...)
-			tc.waitForLeader([]*schedulerProcess{proc})
+			tc.waitForLeader([]*framework.Process{proc})
 
 			for _, group := range []struct {
 				ns      string
@@ -254,7 +256,7 @@ func TestInstallComponents(t *testing.T) {
 					}
 				}
 			}
-			if lines := forbidden.FindAllString(proc.output(), -1); len(lines) > 0 {
+			if lines := forbidden.FindAllString(proc.Output(), -1); len(lines) > 0 {
 				t.Errorf("the scheduler running as the ServiceAccount was refused %d times (first: %q): the component needs RBAC", len(lines), lines[0])
 			}
 		})

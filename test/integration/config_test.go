@@ -37,15 +37,15 @@ func TestBinaryRefusesBadConfig(t *testing.T) {
 	args, _ := tc.servingArgs()
 	p := tc.runBinary("bad-config-scheduler", append(args, "--config="+config)...)
 	select {
-	case <-p.done:
+	case <-p.Done():
 	case <-time.After(waitTimeout):
-		t.Fatalf("the scheduler still runs with a bad config after %v; output:\n%s", waitTimeout, p.output())
+		t.Fatalf("the scheduler still runs with a bad config after %v; output:\n%s", waitTimeout, p.Output())
 	}
-	if p.cmd.ProcessState.Success() {
+	if p.ProcessState().Success() {
 		t.Errorf("the scheduler exited with status 0, want a failure")
 	}
 	// klog quotes the error: err="... \"NodeLessPods\" ...".
-	out := strings.ReplaceAll(p.output(), `\"`, `"`)
+	out := strings.ReplaceAll(p.Output(), `\"`, `"`)
 	for _, want := range []string{`initializing plugin "NodeLessPods"`, `invalid NodeLessPods args: mode: Unsupported value: "Fewest"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the scheduler's output does not contain %q:\n%s", want, out)

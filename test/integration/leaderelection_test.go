@@ -29,6 +29,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/internal/testconfig"
+	"github.com/adminsched/scheduler-plugins/test/integration/framework"
 )
 
 // TestLeaderElection runs two instances of the binary with leader election on
@@ -48,13 +49,13 @@ func TestLeaderElection(t *testing.T) {
 	}
 	configPath := testconfig.Write(t, config)
 
-	var instances []*schedulerProcess
+	var instances []*framework.Process
 	for _, name := range []string{"scheduler-1", "scheduler-2"} {
 		args, _ := tc.servingArgs()
 		instances = append(instances, tc.runBinary(name, append(args, "--config="+configPath, "--v=2")...))
 	}
 	leader := tc.waitForLeader(instances)
-	var follower *schedulerProcess
+	var follower *framework.Process
 	for _, p := range instances {
 		if p != leader {
 			follower = p
@@ -65,11 +66,11 @@ func TestLeaderElection(t *testing.T) {
 		tc.createPod(tc.makePod(fmt.Sprintf("led-%d", i)))
 	}
 	tc.waitScheduled("led-0", "led-1", "led-2")
-	if bound := boundPods(follower.output()); len(bound) != 0 {
-		t.Errorf("%s is not the leader but bound %v", follower.name, bound)
+	if bound := boundPods(follower.Output()); len(bound) != 0 {
+		t.Errorf("%s is not the leader but bound %v", follower.Name, bound)
 	}
 	if bound := tc.waitBoundInLog(leader, 3); len(bound) != 3 {
-		t.Errorf("leader %s bound %v, want the 3 pods", leader.name, bound)
+		t.Errorf("leader %s bound %v, want the 3 pods", leader.Name, bound)
 	}
 
 	lease, err := adminClient.CoordinationV1().Leases(tc.ns).Get(tc.ctx, "custom-scheduler", metav1.GetOptions{})
@@ -81,13 +82,13 @@ func TestLeaderElection(t *testing.T) {
 	}
 	t.Logf("lease held by %s", *lease.Spec.HolderIdentity)
 
-	leader.stop()
+	leader.Stop()
 	for i := range 3 {
 		tc.createPod(tc.makePod(fmt.Sprintf("after-failover-%d", i)))
 	}
 	tc.waitScheduled("after-failover-0", "after-failover-1", "after-failover-2")
 	if bound := tc.waitBoundInLog(follower, 3); len(bound) != 3 {
-		t.Errorf("after failover %s bound %v, want the 3 new pods", follower.name, bound)
+		t.Errorf("after failover %s bound %v, want the 3 new pods", follower.Name, bound)
 	}
 }
 
@@ -95,11 +96,11 @@ func TestLeaderElection(t *testing.T) {
 // what it reports. The scheduler logs a binding after the API server has it,
 // and its output reaches the test through a pipe: a pod seen bound may not
 // be in the log yet.
-func (tc *testContext) waitBoundInLog(p *schedulerProcess, want int) []string {
+func (tc *testContext) waitBoundInLog(p *framework.Process, want int) []string {
 	tc.t.Helper()
 	var bound []string
 	_ = wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(context.Context) (bool, error) {
-		bound = boundPods(p.output())
+		bound = boundPods(p.Output())
 		return len(bound) >= want, nil
 	})
 	return bound
@@ -107,16 +108,16 @@ func (tc *testContext) waitBoundInLog(p *schedulerProcess, want int) []string {
 
 // waitForLeader returns the instance that acquired the lease; it fails if
 // both did or an instance exited.
-func (tc *testContext) waitForLeader(instances []*schedulerProcess) *schedulerProcess {
+func (tc *testContext) waitForLeader(instances []*framework.Process) *framework.Process {
 	tc.t.Helper()
-	var leaders []*schedulerProcess
+	var leaders []*framework.Process
 	err := wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(context.Context) (bool, error) {
 		leaders = nil
 		for _, p := range instances {
-			if p.exited() {
-				return false, fmt.Errorf("%s exited", p.name)
+			if p.Exited() {
+				return false, fmt.Errorf("%s exited", p.Name)
 			}
-			if strings.Contains(p.output(), "Successfully acquired lease") {
+			if strings.Contains(p.Output(), "Successfully acquired lease") {
 				leaders = append(leaders, p)
 			}
 		}

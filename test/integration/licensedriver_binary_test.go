@@ -31,6 +31,7 @@ import (
 
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/seatcheck"
+	"github.com/adminsched/scheduler-plugins/test/integration/framework"
 )
 
 // The license driver's binary on the test cluster: `license-driver
@@ -70,8 +71,8 @@ func licenseDriverBinaryLeaderFailover(t *testing.T, devices config.Devices) {
 	}
 	leader, follower := tc.waitLicenseLeader(drivers)
 	tc.waitFreeSeats(f.Pool, 8)
-	if strings.Contains(follower.output(), "Leading:") {
-		t.Fatalf("%s is not the leader but publishes", follower.name)
+	if strings.Contains(follower.Output(), "Leading:") {
+		t.Fatalf("%s is not the leader but publishes", follower.Name)
 	}
 	// Only the leader reports seats: a dashboard summing replicas counts
 	// each seat once.
@@ -89,9 +90,9 @@ func licenseDriverBinaryLeaderFailover(t *testing.T, devices config.Devices) {
 		tc.deletePod(tc.ns, n)
 	}
 	killed := time.Now()
-	leader.kill()
+	leader.Kill()
 	tc.waitLog(follower, "License driver controller started")
-	t.Logf("%s took over and started %v after %s was killed", follower.name, time.Since(killed).Round(10*time.Millisecond), leader.name)
+	t.Logf("%s took over and started %v after %s was killed", follower.Name, time.Since(killed).Round(10*time.Millisecond), leader.Name)
 	if newHolder := tc.leaseHolder(holder); newHolder == holder {
 		t.Errorf("the Lease is still held by %s", holder)
 	}
@@ -135,13 +136,13 @@ func licenseDriverBinaryLeaderFailover(t *testing.T, devices config.Devices) {
 
 	// SIGTERM, as a kubelet stops a pod: the leader exits cleanly and
 	// releases the Lease, so that a successor need not wait for it.
-	follower.stop()
-	if code := follower.cmd.ProcessState.ExitCode(); code != 0 {
-		t.Errorf("%s exited with %d on SIGTERM, want 0", follower.name, code)
+	follower.Stop()
+	if code := follower.ProcessState().ExitCode(); code != 0 {
+		t.Errorf("%s exited with %d on SIGTERM, want 0", follower.Name, code)
 	}
 	// The Lease's "stopped leading" event is recorded after SIGTERM.
-	if strings.Contains(follower.output(), "Unable to record event") {
-		t.Errorf("%s could not record an event while stopping", follower.name)
+	if strings.Contains(follower.Output(), "Unable to record event") {
+		t.Errorf("%s could not record an event while stopping", follower.Name)
 	}
 	lease, err := adminClient.CoordinationV1().Leases(tc.ns).Get(tc.ctx, "license-driver", metav1.GetOptions{})
 	if err != nil {
@@ -156,13 +157,13 @@ func licenseDriverBinaryLeaderFailover(t *testing.T, devices config.Devices) {
 // and the other.
 func (tc *testContext) waitLicenseLeader(drivers []*driverProcess) (leader, follower *driverProcess) {
 	tc.t.Helper()
-	processes := make([]*schedulerProcess, len(drivers))
+	processes := make([]*framework.Process, len(drivers))
 	for i, d := range drivers {
-		processes[i] = d.schedulerProcess
+		processes[i] = d.Process
 	}
 	first := tc.waitForLeader(processes)
 	for _, d := range drivers {
-		if d.schedulerProcess == first {
+		if d.Process == first {
 			leader = d
 		}
 	}

@@ -28,7 +28,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	resourceapi "k8s.io/api/resource/v1"
@@ -42,6 +41,7 @@ import (
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/seatcheck"
+	"github.com/adminsched/scheduler-plugins/test/integration/framework"
 )
 
 // httpLicenseServer is the JSON endpoint of the http source, served by the
@@ -205,7 +205,7 @@ func (tc *testContext) licenseDriverBinary() string {
 
 // driverProcess is `license-driver controller` run as a child process.
 type driverProcess struct {
-	*schedulerProcess
+	*framework.Process
 	metricsURL string
 }
 
@@ -223,29 +223,23 @@ func (tc *testContext) runLicenseDriverController(name, configPath string, extra
 	args := append([]string{"controller", "--config=" + configPath, "--kubeconfig=" + adminKubeconfig,
 		"--http-address=" + address, "--v=2"}, extra...)
 	p := tc.startProcess(name, tc.licenseDriverBinary(), args...)
-	return &driverProcess{schedulerProcess: p, metricsURL: "http://" + address + "/metrics"}
-}
-
-// kill ends the process with SIGKILL: no Lease released, nothing cleaned up.
-func (p *driverProcess) kill() {
-	_ = p.cmd.Process.Signal(syscall.SIGKILL)
-	<-p.done
+	return &driverProcess{Process: p, metricsURL: "http://" + address + "/metrics"}
 }
 
 // waitLog waits until p's output holds s.
 func (tc *testContext) waitLog(p *driverProcess, s string) {
 	tc.t.Helper()
 	err := wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(context.Context) (bool, error) {
-		if strings.Contains(p.output(), s) {
+		if strings.Contains(p.Output(), s) {
 			return true, nil
 		}
-		if p.exited() {
-			return false, fmt.Errorf("%s exited", p.name)
+		if p.Exited() {
+			return false, fmt.Errorf("%s exited", p.Name)
 		}
 		return false, nil
 	})
 	if err != nil {
-		tc.t.Fatalf("waiting for %q in the output of %s: %v", s, p.name, err)
+		tc.t.Fatalf("waiting for %q in the output of %s: %v", s, p.Name, err)
 	}
 }
 
@@ -308,7 +302,7 @@ func (tc *testContext) waitMetrics(p *driverProcess, want map[string]float64) st
 		return len(wrong) == 0, nil
 	})
 	if err != nil {
-		tc.t.Fatalf("metrics of %s: %v: %v", p.name, wrong, err)
+		tc.t.Fatalf("metrics of %s: %v: %v", p.Name, wrong, err)
 	}
 	return body
 }

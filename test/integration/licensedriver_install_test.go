@@ -53,6 +53,7 @@ import (
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/controller"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/node"
+	"github.com/adminsched/scheduler-plugins/test/integration/framework"
 )
 
 const licenseDriverDir = "../../manifests/license-driver"
@@ -156,7 +157,7 @@ func (tc *testContext) checkDriverInstall(in *driverInstall) {
 	// The controller, two replicas as the Deployment runs them.
 	controllerConfig := tc.serviceAccountKubeconfig(in.namespace, in.controller.serviceAccount)
 	env := tc.driverEnv(in, in.controller, map[string]string{"metadata.namespace": in.namespace})
-	var controllers []*schedulerProcess
+	var controllers []*framework.Process
 	var ports []int
 	for i := range 2 {
 		port, err := freePort()
@@ -213,15 +214,15 @@ func (tc *testContext) checkDriverInstall(in *driverInstall) {
 	// Failover: the leader stops (SIGTERM releases the Lease), the standby
 	// takes the Lease with its token and publishes.
 	leader, standby := controllers[0], controllers[1]
-	if !strings.Contains(leader.output(), "Successfully acquired lease") {
+	if !strings.Contains(leader.Output(), "Successfully acquired lease") {
 		leader, standby = standby, leader
 	}
-	leader.stop()
+	leader.Stop()
 	err = wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(ctx context.Context) (bool, error) {
-		return strings.Contains(standby.output(), "Successfully acquired lease"), nil
+		return strings.Contains(standby.Output(), "Successfully acquired lease"), nil
 	})
 	if err != nil {
-		t.Fatalf("the standby %s did not take the Lease after the leader %s stopped: %v", standby.name, leader.name, err)
+		t.Fatalf("the standby %s did not take the Lease after the leader %s stopped: %v", standby.Name, leader.Name, err)
 	}
 	seat, err = findFreeSeat(tc.ctx, matlab.Pool)
 	if err != nil {
@@ -234,11 +235,11 @@ func (tc *testContext) checkDriverInstall(in *driverInstall) {
 	}
 
 	for _, p := range controllers {
-		if p.exited() && p != leader {
-			t.Errorf("%s exited", p.name)
+		if p.Exited() && p != leader {
+			t.Errorf("%s exited", p.Name)
 		}
-		if lines := forbidden.FindAllString(p.output(), -1); len(lines) > 0 {
-			t.Errorf("%s running as its ServiceAccount was refused %d times (first: %q): the RBAC misses something", p.name, len(lines), lines[0])
+		if lines := forbidden.FindAllString(p.Output(), -1); len(lines) > 0 {
+			t.Errorf("%s running as its ServiceAccount was refused %d times (first: %q): the RBAC misses something", p.Name, len(lines), lines[0])
 		}
 	}
 
@@ -723,8 +724,8 @@ func (tc *testContext) checkKubeletPlugin(in *driverInstall, configPath string, 
 
 	var regSocket string
 	err = wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(context.Context) (bool, error) {
-		if proc.exited() {
-			return false, fmt.Errorf("%s exited", proc.name)
+		if proc.Exited() {
+			return false, fmt.Errorf("%s exited", proc.Name)
 		}
 		matches, err := filepath.Glob(filepath.Join(registrar, "*-reg.sock"))
 		if len(matches) > 0 {
@@ -801,8 +802,8 @@ func (tc *testContext) checkKubeletPlugin(in *driverInstall, configPath string, 
 	if _, err := os.Stat(spec); !os.IsNotExist(err) {
 		t.Errorf("after unprepare, the CDI spec %s: %v, want it removed", spec, err)
 	}
-	proc.stop()
-	if lines := forbidden.FindAllString(proc.output(), -1); len(lines) > 0 {
+	proc.Stop()
+	if lines := forbidden.FindAllString(proc.Output(), -1); len(lines) > 0 {
 		t.Errorf("the kubelet plugin running as its ServiceAccount was refused %d times (first: %q)", len(lines), lines[0])
 	}
 	if _, err := os.Stat(regSocket); !os.IsNotExist(err) {

@@ -44,6 +44,7 @@ import (
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/seats"
+	"github.com/adminsched/scheduler-plugins/test/integration/framework"
 )
 
 // driverPod is the pod template of one of the driver's workloads.
@@ -287,41 +288,26 @@ func (tc *testContext) driverEnv(in *driverInstall, p driverPod, fields map[stri
 // environment (without KUBECONFIG, so only --kubeconfig counts); it is
 // stopped with SIGTERM when the test ends, and its output is logged if the
 // test failed.
-func (tc *testContext) runDriver(name string, env []string, args ...string) *schedulerProcess {
+func (tc *testContext) runDriver(name string, env []string, args ...string) *framework.Process {
 	tc.t.Helper()
-	p := &schedulerProcess{name: name, done: make(chan struct{})}
-	p.cmd = exec.Command(tc.licenseDriverBinary(), args...)
+	cmd := exec.Command(tc.licenseDriverBinary(), args...)
 	for _, e := range os.Environ() {
 		if !strings.HasPrefix(e, "KUBECONFIG=") && !strings.HasPrefix(e, "POD_NAMESPACE=") && !strings.HasPrefix(e, "NODE_NAME=") && !strings.HasPrefix(e, "POD_UID=") {
-			p.cmd.Env = append(p.cmd.Env, e)
+			cmd.Env = append(cmd.Env, e)
 		}
 	}
-	p.cmd.Env = append(p.cmd.Env, env...)
-	p.cmd.Stdout, p.cmd.Stderr = p, p
-	if err := p.cmd.Start(); err != nil {
-		tc.t.Fatalf("starting %s: %v", name, err)
-	}
-	go func() {
-		_ = p.cmd.Wait()
-		close(p.done)
-	}()
-	tc.t.Cleanup(func() {
-		p.stop()
-		if tc.t.Failed() {
-			tc.t.Logf("output of %s:\n%s", name, p.output())
-		}
-	})
-	return p
+	cmd.Env = append(cmd.Env, env...)
+	return tc.start(name, cmd)
 }
 
 // checkHealthz calls GET /healthz on the controller's secure port without
 // credentials, as the Deployment's probes do, and expects 200.
-func checkHealthz(t testing.TB, ctx context.Context, proc *schedulerProcess, port int) {
+func checkHealthz(t testing.TB, ctx context.Context, proc *framework.Process, port int) {
 	t.Helper()
 	var last string
 	err := wait.PollUntilContextTimeout(ctx, pollInterval, waitTimeout, true, func(ctx context.Context) (bool, error) {
-		if proc.exited() {
-			return false, fmt.Errorf("%s exited", proc.name)
+		if proc.Exited() {
+			return false, fmt.Errorf("%s exited", proc.Name)
 		}
 		code, _, err := httpsGet(ctx, port, "/healthz", "")
 		if err != nil {
@@ -332,7 +318,7 @@ func checkHealthz(t testing.TB, ctx context.Context, proc *schedulerProcess, por
 		return code == http.StatusOK, nil
 	})
 	if err != nil {
-		t.Errorf("GET /healthz of %s: %v (last: %s)", proc.name, err, last)
+		t.Errorf("GET /healthz of %s: %v (last: %s)", proc.Name, err, last)
 	}
 }
 

@@ -24,15 +24,14 @@ limitations under the License.
 package integration
 
 import (
-	"fmt"
+	"context"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"github.com/adminsched/scheduler-plugins/internal/localcluster"
+	"github.com/adminsched/scheduler-plugins/test/integration/framework"
 )
 
 var (
@@ -46,38 +45,15 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(runTests(m))
-}
-
-func runTests(m *testing.M) int {
-	assets, err := localcluster.AssetsFromEnv("../../bin")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	dir, err := os.MkdirTemp("", "nodelesspods-integration-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-
-	cp, err := localcluster.Start(assets, dir, podGroupAPI...)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "integration tests: %v\n", err)
-		return 1
-	}
-	defer func() {
-		if err := cp.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n", err)
-		}
-	}()
-	adminConfig = cp.Config
-	adminClient = kubernetes.NewForConfigOrDie(cp.Config)
-	adminKubeconfig = filepath.Join(dir, "admin.kubeconfig")
-	if err := os.WriteFile(adminKubeconfig, cp.KubeConfig, 0o600); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return m.Run()
+	os.Exit(framework.Main(m, framework.Setup{
+		Name:    "integration-tests",
+		BinDir:  "../../bin",
+		Options: podGroupAPI,
+		Start: func(_ context.Context, c *framework.Cluster) error {
+			adminConfig = c.Config
+			adminClient = kubernetes.NewForConfigOrDie(c.Config)
+			adminKubeconfig = c.KubeconfigPath
+			return nil
+		},
+	}))
 }

@@ -56,6 +56,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/adminsched/scheduler-plugins/internal/testconfig"
+	"github.com/adminsched/scheduler-plugins/test/integration/framework"
 )
 
 // kustomize renders a kustomization with kustomize's Go API, as
@@ -308,11 +309,11 @@ func TestInstallManifests(t *testing.T) {
 	nodes := tc.createNodes(makeNode("install-a"), makeNode("install-b"), makeNode("install-c"))
 	args, port := tc.schedulerArgs(in, in.config)
 	proc := tc.runBinary("installed-scheduler", args...)
-	tc.waitForLeader([]*schedulerProcess{proc})
+	tc.waitForLeader([]*framework.Process{proc})
 	tc.scheduleExamples(nodes)
 
 	checkReadyz(t, tc.ctx, port)
-	if lines := forbidden.FindAllString(proc.output(), -1); len(lines) > 0 {
+	if lines := forbidden.FindAllString(proc.Output(), -1); len(lines) > 0 {
 		t.Errorf("the scheduler running as the ServiceAccount was refused %d times (first: %q): the RBAC misses something", len(lines), lines[0])
 	}
 	if _, err := adminClient.CoordinationV1().Leases(in.namespace).Get(tc.ctx, "custom-scheduler", metav1.GetOptions{}); err != nil {
@@ -548,18 +549,18 @@ func TestInstallRBAC(t *testing.T) {
 	args, _ := tc.schedulerArgs(in, config)
 	proc := tc.runBinary("default-lease-scheduler", args...)
 	err = wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(context.Context) (bool, error) {
-		if proc.exited() {
-			return false, fmt.Errorf("%s exited", proc.name)
+		if proc.Exited() {
+			return false, fmt.Errorf("%s exited", proc.Name)
 		}
-		return defaultLeaseRefused.MatchString(proc.output()), nil
+		return defaultLeaseRefused.MatchString(proc.Output()), nil
 	})
 	if err != nil {
 		t.Errorf("waiting for the scheduler to be refused kube-system/kube-scheduler: %v", err)
 	} else {
-		t.Logf("refused as expected: %s", strings.TrimSpace(defaultLeaseRefused.FindString(proc.output())))
+		t.Logf("refused as expected: %s", strings.TrimSpace(defaultLeaseRefused.FindString(proc.Output())))
 	}
-	proc.stop()
-	if strings.Contains(proc.output(), "Successfully acquired lease") {
+	proc.Stop()
+	if strings.Contains(proc.Output(), "Successfully acquired lease") {
 		t.Errorf("the scheduler acquired a lease with the default leaderElection")
 	}
 	got, err := leases.Get(tc.ctx, "kube-scheduler", metav1.GetOptions{})

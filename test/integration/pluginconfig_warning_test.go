@@ -38,13 +38,13 @@ func TestBinaryWarnsUnusedPluginConfig(t *testing.T) {
 
 	const started = "Starting Kubernetes Scheduler"
 	deadline := time.Now().Add(waitTimeout)
-	for !strings.Contains(p.output(), started) {
-		if p.exited() || time.Now().After(deadline) {
-			t.Fatalf("the scheduler did not start (exited: %v); output:\n%s", p.exited(), p.output())
+	for !strings.Contains(p.Output(), started) {
+		if p.Exited() || time.Now().After(deadline) {
+			t.Fatalf("the scheduler did not start (exited: %v); output:\n%s", p.Exited(), p.Output())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	out := p.output()
+	out := p.Output()
 	want := `"Warning: pluginConfig entry ignored, its args reach no plugin" profile="` + schedulerName +
 		`" pluginConfig="profiles[0].pluginConfig[0]" name="NodeLessPod" reason="no such plugin" didYouMean="NodeLessPods"`
 	at := strings.Index(out, want)

@@ -28,6 +28,8 @@ import (
 	"testing"
 
 	"k8s.io/utils/ptr"
+
+	"github.com/adminsched/scheduler-plugins/test/integration/framework"
 )
 
 // readOnlyExecEnv makes the test binary, run with it set, a wrapper: in the
@@ -167,44 +169,33 @@ func remountReadOnly() error {
 // runReadOnly starts the scheduler binary as runBinary does, in a mount
 // namespace of its own where every filesystem is read-only. It skips the
 // test where no mount namespace can be created.
-func (tc *testContext) runReadOnly(name string, args ...string) *schedulerProcess {
+func (tc *testContext) runReadOnly(name string, args ...string) *framework.Process {
 	tc.t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		tc.t.Fatal(err)
 	}
-	p := &schedulerProcess{name: name, done: make(chan struct{})}
-	p.cmd = exec.Command(self, append([]string{tc.schedulerBinary()}, args...)...)
-	p.cmd.Env = append(os.Environ(), readOnlyExecEnv+"=1")
-	p.cmd.Dir = tc.t.TempDir()
-	p.cmd.Stdout, p.cmd.Stderr = p, p
+	cmd := exec.Command(self, append([]string{tc.schedulerBinary()}, args...)...)
+	cmd.Env = append(os.Environ(), readOnlyExecEnv+"=1")
+	cmd.Dir = tc.t.TempDir()
 	if uid, gid := os.Geteuid(), os.Getegid(); uid == 0 {
-		p.cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
 	} else {
 		// Unprivileged: a user namespace, in which this user is root and may
 		// make mounts read-only (never writable).
-		p.cmd.SysProcAttr = &syscall.SysProcAttr{
+		cmd.SysProcAttr = &syscall.SysProcAttr{
 			Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
 			UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}},
 			GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}},
 		}
 	}
-	if err := p.cmd.Start(); err != nil {
+	p, err := framework.StartProcess(tc.t, name, cmd)
+	if err != nil {
 		if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSPC) {
 			tc.t.Skipf("this machine does not let the test create a mount namespace (%v): the read-only root filesystem is not checked", err)
 		}
 		tc.t.Fatalf("starting %s: %v", name, err)
 	}
-	go func() {
-		_ = p.cmd.Wait()
-		close(p.done)
-	}()
-	tc.t.Cleanup(func() {
-		p.stop()
-		if tc.t.Failed() {
-			tc.t.Logf("output of %s:\n%s", name, p.output())
-		}
-	})
 	return p
 }
 
@@ -235,11 +226,11 @@ func TestInstallReadOnlyRootFilesystem(t *testing.T) {
 	nodes := tc.createNodes(makeNode("read-only-a"), makeNode("read-only-b"), makeNode("read-only-c"))
 	args, port := tc.schedulerArgs(in, in.config)
 	proc := tc.runReadOnly("read-only-scheduler", args...)
-	tc.waitForLeader([]*schedulerProcess{proc})
+	tc.waitForLeader([]*framework.Process{proc})
 	tc.scheduleExamples(nodes)
 	checkReadyz(t, tc.ctx, port)
 
-	out := proc.output()
+	out := proc.Output()
 	if !strings.Contains(out, "Generated self-signed cert in-memory") {
 		t.Errorf("the scheduler did not log %q: where does its serving certificate come from?", "Generated self-signed cert in-memory")
 	}
