@@ -19,7 +19,7 @@ LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION)+adminsched
 
 # The playground's engine (internal/playground itself) runs whole scenarios on
 # a fresh cluster per row: it runs with the integration tests.
-UNIT_PKGS := ./apis/... ./pkg/... $(filter-out github.com/adminsched/scheduler-plugins/internal/playground,$(shell $(GO) list ./internal/...)) ./cmd/scheduler/... ./cmd/license-driver/... ./cmd/placement-admission/... ./hack/release-manifests/...
+UNIT_PKGS := ./apis/... ./pkg/... $(filter-out github.com/adminsched/scheduler-plugins/internal/playground,$(shell $(GO) list ./internal/...)) ./cmd/scheduler/... ./cmd/license-driver/... ./cmd/placement-admission/... ./hack/release-manifests/... ./test/integration/framework/...
 
 .PHONY: all
 all: build
