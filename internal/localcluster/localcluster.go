@@ -18,7 +18,7 @@ limitations under the License.
 // temporary directories: etcd and kube-apiserver (through envtest),
 // kube-controller-manager with the workload and DRA controllers, and KWOK as every
 // node's kubelet (nodes Ready with heartbeats, bound pods Running unless
-// created with PendingAnnotation, deleted pods gone). Config authenticates
+// created with the playground's bound-pod annotation, deleted pods gone). Config authenticates
 // with a static token and speaks protobuf. hack/install-envtest.sh builds the four binaries from go.mod.
 // No scheduler runs: the caller starts ours. The playground and the
 // integration tests use it.
@@ -74,13 +74,6 @@ var Controllers = []string{
 
 //go:embed kwok.yaml
 var kwokConfig []byte
-
-// PendingAnnotation on a pod bound at creation keeps KWOK from starting
-// it: the pod stays Pending, as created, and costs no status patch. The
-// playground replays a snapshot's pods so; the scheduler counts them as
-// any bound pod that has not terminated. KWOK still removes such a pod
-// when it is deleted.
-const PendingAnnotation = "playground.adminsched.io/bound-pod"
 
 // CompleteAfterAnnotation on a Job's pod (a Go duration, "30s") makes KWOK
 // complete it (Succeeded) that long after it started, instead of at once.

@@ -28,6 +28,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
+
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // script writes an executable shell script named name into dir.
@@ -164,12 +166,12 @@ func TestKWOKConfig(t *testing.T) {
 			t.Errorf("KwokConfiguration sets no %s", opt)
 		}
 	}
-	// A bound pod created with PendingAnnotation stays Pending: the stage
-	// that starts pods must require the annotation's absence.
+	// A bound pod created with the playground's bound-pod annotation stays
+	// Pending: the stage that starts pods must require its absence.
 	podStart := strings.Split(string(kwokConfig), "name: pod-start\n")
 	if len(podStart) != 2 || !strings.Contains(strings.SplitN(podStart[1], "next:", 2)[0],
-		`{key: '.metadata.annotations["`+PendingAnnotation+`"]', operator: DoesNotExist}`) {
-		t.Errorf("stage pod-start does not skip pods annotated %s", PendingAnnotation)
+		`{key: '.metadata.annotations["`+workload.BoundPodAnnotation+`"]', operator: DoesNotExist}`) {
+		t.Errorf("stage pod-start does not skip pods annotated %s", workload.BoundPodAnnotation)
 	}
 	// A Job's pod completes after the delay of CompleteAfterAnnotation.
 	podComplete := strings.Split(string(kwokConfig), "name: pod-complete\n")

@@ -27,7 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
 
-	"github.com/adminsched/scheduler-plugins/internal/playground/report"
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // cacheCheckInterval is how often schedulerCaughtUp reads the scheduler's
@@ -72,7 +72,7 @@ func (p *pipeline) schedulerTried(ctx context.Context) error {
 	return queueDrained(ctx, p.queue, p.cache, p.ownedPods, p.namespaces())
 }
 
-func queueDrained(ctx context.Context, q schedulerQueue, c schedulerCache, owned func() []report.OwnedPod, namespaces sets.Set[string]) error {
+func queueDrained(ctx context.Context, q schedulerQueue, c schedulerCache, owned func() []workload.OwnedPod, namespaces sets.Set[string]) error {
 	var pending string
 	err := wait.PollUntilContextCancel(ctx, cacheCheckInterval, true, func(context.Context) (bool, error) {
 		for _, list := range [][]*corev1.Pod{q.PodsInActiveQ(), q.PodsInBackoffQ(), q.InFlightPods()} {
@@ -85,7 +85,7 @@ func queueDrained(ctx context.Context, q schedulerQueue, c schedulerCache, owned
 		}
 		unbound := map[types.UID]string{}
 		for _, op := range owned() {
-			if !report.Bound(op.Pod) {
+			if !workload.Bound(op.Pod) {
 				unbound[op.Pod.UID] = op.Pod.Namespace + "/" + op.Pod.Name
 			}
 		}

@@ -34,6 +34,7 @@ import (
 	"github.com/adminsched/scheduler-plugins/internal/localcluster/karpenter"
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 	"github.com/adminsched/scheduler-plugins/internal/playground/scenario"
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // karpenterGroups are the API groups of Karpenter's kinds (NodePool,
@@ -182,7 +183,7 @@ func (t *idleTracker) observe(now time.Time, st karpenterState, passes float64) 
 // for the objects to settle again, as a bound pod may let a controller make
 // the next), or Karpenter is idle with pods still unbound (true). It fails when ctx ends, or Karpenter or the
 // control plane exited.
-func (a *autoscaler) waitIdle(ctx context.Context, pods func() []report.OwnedPod, alive func() error) (bool, error) {
+func (a *autoscaler) waitIdle(ctx context.Context, pods func() []workload.OwnedPod, alive func() error) (bool, error) {
 	logger := klog.FromContext(ctx)
 	t := idleTracker{rule: a.idle}
 	tick := time.NewTicker(a.poll)
@@ -194,7 +195,7 @@ func (a *autoscaler) waitIdle(ctx context.Context, pods func() []report.OwnedPod
 		}
 		st := karpenterState{}
 		for _, op := range pods() {
-			if report.Bound(op.Pod) {
+			if workload.Bound(op.Pod) {
 				st.Bound++
 			} else {
 				st.Unbound++
@@ -262,7 +263,7 @@ func conditionTrue(obj *unstructured.Unstructured, typ string) bool {
 
 // result lists Karpenter's NodePools and the nodes it added (its
 // NodePool's label), by name, with the pods of the scenario there.
-func (a *autoscaler) result(ctx context.Context, pods []report.OwnedPod) (*report.KarpenterResult, error) {
+func (a *autoscaler) result(ctx context.Context, pods []workload.OwnedPod) (*report.KarpenterResult, error) {
 	r := &report.KarpenterResult{DefaultNodePool: a.defaultPool, NodePools: []string{}, Nodes: []report.AddedNode{}}
 	pools, err := a.k.Client.Resource(karpenter.NodePoolGVR).List(ctx, metav1.ListOptions{})
 	if err != nil {

@@ -29,6 +29,7 @@ import (
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // explainSeats adds to the explanation of each pod of results left unbound
@@ -37,7 +38,7 @@ import (
 // now, held by pods as the cluster's ResourceClaims have them. Those are
 // the figures the driver plans the pools from, whatever devices it
 // publishes them as.
-func explainSeats(ctx context.Context, client kubernetes.Interface, conf *config.Configuration, server *licenseServer, owned []report.OwnedPod, results []report.PodResult) error {
+func explainSeats(ctx context.Context, client kubernetes.Interface, conf *config.Configuration, server *licenseServer, owned []workload.OwnedPod, results []report.PodResult) error {
 	pods := make(map[types.NamespacedName]*corev1.Pod, len(owned))
 	for _, op := range owned {
 		pods[types.NamespacedName{Namespace: op.Pod.Namespace, Name: op.Pod.Name}] = op.Pod

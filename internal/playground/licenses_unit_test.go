@@ -32,8 +32,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/source"
-	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 	"github.com/adminsched/scheduler-plugins/internal/playground/scenario"
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // TestLicenseServer: the server reports each feature's seats and its
@@ -117,18 +117,18 @@ func (q *fakeQueue) InFlightPods() []*corev1.Pod   { return q.list(q.inFlight) }
 // the scheduler's cache but unbound in the watcher's view; other
 // namespaces do not count.
 func TestQueueDrained(t *testing.T) {
-	unbound := func() []report.OwnedPod {
+	unbound := func() []workload.OwnedPod {
 		p := pod("default", "seated")
 		p.Spec.NodeName = ""
-		return []report.OwnedPod{{Pod: p, Object: "Job/j"}}
+		return []workload.OwnedPod{{Pod: p, Object: "Job/j"}}
 	}
-	none := func() []report.OwnedPod { return nil }
+	none := func() []workload.OwnedPod { return nil }
 	ns := sets.New("default")
 	tests := []struct {
 		name    string
 		queue   *fakeQueue
 		cache   *fakeCache
-		owned   func() []report.OwnedPod
+		owned   func() []workload.OwnedPod
 		wantErr string
 	}{
 		{name: "idle", queue: &fakeQueue{}, cache: &fakeCache{}, owned: none},

@@ -34,6 +34,7 @@ import (
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 	"github.com/adminsched/scheduler-plugins/internal/playground/scenario"
 	"github.com/adminsched/scheduler-plugins/internal/playground/settle"
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // pipeline is one run's steps after the control plane and the scheduler
@@ -55,7 +56,7 @@ type pipeline struct {
 	progress io.Writer
 	// targets are the applied objects, in file order: what the run waits
 	// for and reports on.
-	targets []settle.Target
+	targets []workload.Target
 }
 
 // applyObjects applies the plan's objects in dependency order, each waited
@@ -63,14 +64,11 @@ type pipeline struct {
 // the scheduler sees one object's pods at a time, in file order.
 func (p *pipeline) applyObjects(ctx context.Context) error {
 	for _, obj := range apply.Order(p.plan.Objects) {
-		a, err := p.applier.Apply(ctx, obj)
+		target, err := p.applier.Apply(ctx, obj)
 		if err != nil {
 			return err
 		}
-		p.targets = append(p.targets, settle.Target{
-			APIVersion: a.GVK.GroupVersion().String(), Kind: a.GVK.Kind,
-			Namespace: a.Namespace, Name: a.Name, Resource: a.Resource, UID: a.UID,
-		})
+		p.targets = append(p.targets, target)
 		// Only the object just applied was written: the others are
 		// judged from the watcher's caches, not read again.
 		if err := p.settle(ctx, p.targets[len(p.targets)-1:]); err != nil {
@@ -84,7 +82,7 @@ func (p *pipeline) applyObjects(ctx context.Context) error {
 // with Karpenter, until its pods are bound or Karpenter is idle with some
 // unbound (a pod unschedulable now may be bound once Karpenter's node is
 // Ready). written are the targets written since the last settle.
-func (p *pipeline) settle(ctx context.Context, written []settle.Target) error {
+func (p *pipeline) settle(ctx context.Context, written []workload.Target) error {
 	for {
 		if err := p.watcher.WaitWritten(ctx, p.targets, written, p.progress); err != nil {
 			return err
@@ -92,7 +90,7 @@ func (p *pipeline) settle(ctx context.Context, written []settle.Target) error {
 		if err := p.schedulerCaughtUp(ctx); err != nil {
 			return err
 		}
-		if p.autoscaler == nil || !slices.ContainsFunc(p.ownedPods(), func(op report.OwnedPod) bool { return !report.Bound(op.Pod) }) {
+		if p.autoscaler == nil || !slices.ContainsFunc(p.ownedPods(), func(op workload.OwnedPod) bool { return !workload.Bound(op.Pod) }) {
 			return nil
 		}
 		alive := p.alive
@@ -144,7 +142,7 @@ func (p *pipeline) runSteps(ctx context.Context) ([]report.StepResult, error) {
 		}
 		waiting := 0
 		for _, op := range owned {
-			if !report.Bound(op.Pod) {
+			if !workload.Bound(op.Pod) {
 				waiting++
 			}
 		}
@@ -167,28 +165,17 @@ func (p *pipeline) runStep(ctx context.Context, st scenario.Step) error {
 			return nil
 		}
 	case st.Scale != nil:
-		return p.applier.Scale(ctx, objectRef(st.Scale.ObjectRef), *st.Scale.Replicas)
+		return p.applier.Scale(ctx, st.Scale.ObjectRef, *st.Scale.Replicas)
 	case st.Delete != nil:
-		return p.applier.Delete(ctx, objectRef(*st.Delete))
+		return p.applier.Delete(ctx, *st.Delete)
 	case st.Licenses != nil:
 		return p.checkOut(ctx, *st.Licenses)
 	}
 	return fmt.Errorf("empty step")
 }
 
-func objectRef(r scenario.ObjectRef) apply.ObjectRef {
-	return apply.ObjectRef{APIVersion: r.APIVersion, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name}
-}
-
 // ownedPods is the pods of every target now, in target order.
-func (p *pipeline) ownedPods() []report.OwnedPod {
-	owned := p.watcher.Pods(p.targets)
-	pods := make([]report.OwnedPod, len(owned))
-	for i, op := range owned {
-		pods[i] = report.OwnedPod{Pod: op.Pod, Object: op.Object}
-	}
-	return pods
-}
+func (p *pipeline) ownedPods() []workload.OwnedPod { return p.watcher.Pods(p.targets) }
 
 // collect computes the result from the targets' pods and, for those not
 // bound, the FailedScheduling events of their namespaces (listed once).
@@ -196,7 +183,7 @@ func (p *pipeline) collect(ctx context.Context, client kubernetes.Interface) (re
 	pods := p.ownedPods()
 	namespaces := sets.New[string]()
 	for _, op := range pods {
-		if !report.Bound(op.Pod) {
+		if !workload.Bound(op.Pod) {
 			namespaces.Insert(op.Pod.Namespace)
 		}
 	}

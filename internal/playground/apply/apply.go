@@ -32,20 +32,17 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/klog/v2"
+
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // FieldManager owns the fields the playground applies.
 const FieldManager = "playground"
-
-// DefaultNamespace is where a namespaced object without a namespace goes.
-const DefaultNamespace = metav1.NamespaceDefault
 
 // Applier applies objects to one cluster. It is safe for concurrent use.
 type Applier struct {
@@ -78,54 +75,46 @@ func New(cfg *rest.Config, progress io.Writer) (*Applier, error) {
 	return &Applier{dynamic: dc, mapper: mapper, progress: progress, namespaces: sets.New[string]()}, nil
 }
 
-// Applied is an object as the cluster holds it after Apply.
-type Applied struct {
-	GVK       schema.GroupVersionKind
-	Resource  schema.GroupVersionResource
-	Namespace string
-	Name      string
-	UID       types.UID
-}
-
 // Apply applies obj server-side as FieldManager, without forcing
 // conflicts: a field another manager owns is an error. A namespaced
-// object without a namespace goes to DefaultNamespace, and its namespace
+// object without a namespace goes to workload.DefaultNamespace, and its namespace
 // is created if missing; a cluster-scoped one must have none. A kind with
 // a rule (kinds.go) is waited for as the rule says before Apply returns.
-func (a *Applier) Apply(ctx context.Context, obj *unstructured.Unstructured) (Applied, error) {
+func (a *Applier) Apply(ctx context.Context, obj *unstructured.Unstructured) (workload.Target, error) {
 	if obj == nil {
-		return Applied{}, fmt.Errorf("no object to apply")
+		return workload.Target{}, fmt.Errorf("no object to apply")
 	}
 	gvk := obj.GroupVersionKind()
 	ns, name := obj.GetNamespace(), obj.GetName()
 	if name == "" {
-		return Applied{}, fmt.Errorf("%s: metadata.name is required (server-side apply takes no generateName)", applyDescribe(gvk.Kind, ns, name))
+		return workload.Target{}, fmt.Errorf("%s: metadata.name is required (server-side apply takes no generateName)", applyDescribe(gvk.Kind, ns, name))
 	}
 	m, err := a.mapping(ctx, gvk)
 	if err != nil {
-		return Applied{}, fmt.Errorf("%s: %w", applyDescribe(gvk.Kind, ns, name), err)
+		return workload.Target{}, fmt.Errorf("%s: %w", applyDescribe(gvk.Kind, ns, name), err)
 	}
 	res, ns, err := a.resource(m, ns)
 	if err != nil {
-		return Applied{}, fmt.Errorf("%s: %w", applyDescribe(gvk.Kind, obj.GetNamespace(), name), err)
+		return workload.Target{}, fmt.Errorf("%s: %w", applyDescribe(gvk.Kind, obj.GetNamespace(), name), err)
 	}
 	if ns != "" {
 		if err := a.ensureNamespace(ctx, ns); err != nil {
-			return Applied{}, err
+			return workload.Target{}, err
 		}
 	}
 	// The namespace comes from the URL (res): obj is sent as it is.
 	out, err := res.Apply(ctx, name, obj, metav1.ApplyOptions{FieldManager: FieldManager, Force: false})
 	if err != nil {
-		return Applied{}, fmt.Errorf("creating %s: %w", applyDescribe(gvk.Kind, ns, name), err)
+		return workload.Target{}, fmt.Errorf("creating %s: %w", applyDescribe(gvk.Kind, ns, name), err)
 	}
 	klog.FromContext(ctx).V(2).Info("Applied object", "kind", gvk.Kind, "object", klog.KObj(out))
 	if rule := kindsRule(gvk.GroupKind()); rule.after != nil {
 		if err := rule.after(ctx, a, res, out); err != nil {
-			return Applied{}, fmt.Errorf("creating %s: %w", applyDescribe(gvk.Kind, ns, name), err)
+			return workload.Target{}, fmt.Errorf("creating %s: %w", applyDescribe(gvk.Kind, ns, name), err)
 		}
 	}
-	return Applied{GVK: gvk, Resource: m.Resource, Namespace: ns, Name: name, UID: out.GetUID()}, nil
+	return workload.Target{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Namespace: ns, Name: name,
+		Resource: m.Resource, UID: out.GetUID()}, nil
 }
 
 // resource is the client of mapping's resource in namespace ns (defaulted
@@ -138,7 +127,7 @@ func (a *Applier) resource(m *meta.RESTMapping, ns string) (dynamic.ResourceInte
 		return a.dynamic.Resource(m.Resource), "", nil
 	}
 	if ns == "" {
-		ns = DefaultNamespace
+		ns = workload.DefaultNamespace
 	}
 	return a.dynamic.Resource(m.Resource).Namespace(ns), ns, nil
 }

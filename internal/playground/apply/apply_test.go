@@ -39,6 +39,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/internal/localcluster"
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // One cluster for the whole test binary, started by the first test that
@@ -145,14 +146,14 @@ func TestApplyScenarioKinds(t *testing.T) {
 			ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{"team": "a"}}}),
 		applyTestObject(t, applyTestCRD()),
 	}
-	var got []Applied
+	var got []workload.Target
 	for _, obj := range Order(objs) {
 		applied, err := a.Apply(ctx, obj)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if applied.UID == "" {
-			t.Errorf("%s %s: no UID", applied.GVK.Kind, applied.Name)
+			t.Errorf("%s: no UID", applied)
 		}
 		applied.UID = ""
 		got = append(got, applied)
@@ -160,14 +161,14 @@ func TestApplyScenarioKinds(t *testing.T) {
 	gvr := func(group, version, resource string) schema.GroupVersionResource {
 		return schema.GroupVersionResource{Group: group, Version: version, Resource: resource}
 	}
-	want := []Applied{
-		{GVK: schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}, Resource: gvr("", "v1", "namespaces"), Name: ns},
-		{GVK: schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"}, Resource: gvr("apiextensions.k8s.io", "v1", "customresourcedefinitions"), Name: "widgets.example.com"},
-		{GVK: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, Resource: gvr("apps", "v1", "deployments"), Namespace: ns, Name: "web"},
-		{GVK: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}, Resource: gvr("example.com", "v1", "widgets"), Namespace: ns, Name: "w1"},
-		{GVK: schema.GroupVersionKind{Group: "scheduling.k8s.io", Version: "v1", Kind: "PriorityClass"}, Resource: gvr("scheduling.k8s.io", "v1", "priorityclasses"), Name: "kinds-high"},
-		{GVK: schema.GroupVersionKind{Version: "v1", Kind: "Service"}, Resource: gvr("", "v1", "services"), Namespace: ns, Name: "web"},
-		{GVK: schema.GroupVersionKind{Group: "policy", Version: "v1", Kind: "PodDisruptionBudget"}, Resource: gvr("policy", "v1", "poddisruptionbudgets"), Namespace: ns, Name: "web"},
+	want := []workload.Target{
+		{APIVersion: "v1", Kind: "Namespace", Resource: gvr("", "v1", "namespaces"), Name: ns},
+		{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition", Resource: gvr("apiextensions.k8s.io", "v1", "customresourcedefinitions"), Name: "widgets.example.com"},
+		{APIVersion: "apps/v1", Kind: "Deployment", Resource: gvr("apps", "v1", "deployments"), Namespace: ns, Name: "web"},
+		{APIVersion: "example.com/v1", Kind: "Widget", Resource: gvr("example.com", "v1", "widgets"), Namespace: ns, Name: "w1"},
+		{APIVersion: "scheduling.k8s.io/v1", Kind: "PriorityClass", Resource: gvr("scheduling.k8s.io", "v1", "priorityclasses"), Name: "kinds-high"},
+		{APIVersion: "v1", Kind: "Service", Resource: gvr("", "v1", "services"), Namespace: ns, Name: "web"},
+		{APIVersion: "policy/v1", Kind: "PodDisruptionBudget", Resource: gvr("policy", "v1", "poddisruptionbudgets"), Namespace: ns, Name: "web"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("applied (-want +got):\n%s", diff)

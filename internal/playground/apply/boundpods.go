@@ -36,6 +36,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
+
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // boundWorkers is how many create requests CreateNodes and CreateBoundPods
@@ -46,7 +48,7 @@ const boundWorkers = 16
 const boundProgressEvery = 10000
 
 // CreateBoundPods creates bound pods (spec.nodeName set), with
-// BoundPodAnnotation, after their namespaces and the DaemonSets that own
+// workload.BoundPodAnnotation, after their namespaces and the DaemonSets that own
 // some of them; boundWorkers requests in flight, a progress line every
 // 10,000 pods. A pod whose controller OwnerReference is an apps/v1
 // DaemonSet gets the UID of the DaemonSet of that namespace and name
@@ -117,7 +119,7 @@ func boundNamespace(obj metav1.Object) string {
 	if ns := obj.GetNamespace(); ns != "" {
 		return ns
 	}
-	return DefaultNamespace
+	return workload.DefaultNamespace
 }
 
 // boundDaemonSetOwner returns the index of pod's controller OwnerReference
@@ -205,21 +207,14 @@ func boundCreateDaemonSets(ctx context.Context, client kubernetes.Interface, dae
 	return created, nil
 }
 
-// BoundPodAnnotation is set ("true") on every pod CreateBoundPods creates:
-// the embedded cluster's KWOK leaves such a pod as created, Pending
-// (localcluster.PendingAnnotation, the same key), so that replaying a
-// snapshot costs no status patch per pod. The scheduler counts a bound
-// pod whatever its phase, until it has terminated.
-const BoundPodAnnotation = "playground.adminsched.io/bound-pod"
-
 // boundObject returns the pod to create: a shallow copy of pod (which
-// stays as it is) with BoundPodAnnotation and, for a pod of a DaemonSet,
+// stays as it is) with workload.BoundPodAnnotation and, for a pod of a DaemonSet,
 // the UID of the DaemonSet in created.
 func boundObject(pod *corev1.Pod, created map[types.NamespacedName]*appsv1.DaemonSet) *corev1.Pod {
 	cp := *pod
 	cp.Annotations = make(map[string]string, len(pod.Annotations)+1)
 	maps.Copy(cp.Annotations, pod.Annotations)
-	cp.Annotations[BoundPodAnnotation] = "true"
+	cp.Annotations[workload.BoundPodAnnotation] = "true"
 	if o := boundDaemonSetOwner(pod); o >= 0 {
 		ds := created[types.NamespacedName{Namespace: boundNamespace(pod), Name: pod.OwnerReferences[o].Name}]
 		cp.OwnerReferences = slices.Clone(pod.OwnerReferences)

@@ -34,7 +34,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
-	"github.com/adminsched/scheduler-plugins/internal/localcluster"
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // boundTestDaemonSet is a DaemonSet pinned to nodes, as the plan makes one
@@ -165,7 +165,7 @@ func TestCreateBoundPods(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := podState{Node: p.Spec.NodeName, Phase: string(p.Status.Phase), Annotation: p.Annotations[BoundPodAnnotation], Kept: p.Annotations["kept"]}
+		s := podState{Node: p.Spec.NodeName, Phase: string(p.Status.Phase), Annotation: p.Annotations[workload.BoundPodAnnotation], Kept: p.Annotations["kept"]}
 		if len(p.OwnerReferences) == 1 {
 			s.Owner = fmt.Sprintf("%s/%s uid ok: %t", p.OwnerReferences[0].Kind, p.OwnerReferences[0].Name, p.OwnerReferences[0].UID == ds.UID)
 		}
@@ -178,9 +178,6 @@ func TestCreateBoundPods(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("bound pods (-want +got):\n%s", diff)
-	}
-	if BoundPodAnnotation != localcluster.PendingAnnotation {
-		t.Errorf("BoundPodAnnotation %q is not the annotation the embedded cluster's KWOK skips, %q", BoundPodAnnotation, localcluster.PendingAnnotation)
 	}
 }
 

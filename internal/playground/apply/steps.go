@@ -27,17 +27,13 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
-)
 
-// ObjectRef names an object on the cluster, as a step of a scenario does.
-// Namespace defaults to DefaultNamespace for a namespaced kind.
-type ObjectRef struct {
-	APIVersion, Kind, Namespace, Name string
-}
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
+)
 
 // Scale sets the replicas of ref's object through its scale subresource,
 // retrying when its controller updated it meanwhile.
-func (a *Applier) Scale(ctx context.Context, ref ObjectRef, replicas int32) error {
+func (a *Applier) Scale(ctx context.Context, ref workload.ObjectRef, replicas int32) error {
 	res, ns, err := a.stepsResource(ctx, ref)
 	if err != nil {
 		return fmt.Errorf("scaling %s: %w", applyDescribe(ref.Kind, ref.Namespace, ref.Name), err)
@@ -72,7 +68,7 @@ func (a *Applier) Scale(ctx context.Context, ref ObjectRef, replicas int32) erro
 
 // Delete deletes ref's object; the garbage collector deletes its
 // dependents afterwards (background propagation).
-func (a *Applier) Delete(ctx context.Context, ref ObjectRef) error {
+func (a *Applier) Delete(ctx context.Context, ref workload.ObjectRef) error {
 	res, ns, err := a.stepsResource(ctx, ref)
 	if err != nil {
 		return fmt.Errorf("deleting %s: %w", applyDescribe(ref.Kind, ref.Namespace, ref.Name), err)
@@ -87,7 +83,7 @@ func (a *Applier) Delete(ctx context.Context, ref ObjectRef) error {
 
 // stepsResource is the client of ref's resource and ref's namespace,
 // defaulted.
-func (a *Applier) stepsResource(ctx context.Context, ref ObjectRef) (dynamic.ResourceInterface, string, error) {
+func (a *Applier) stepsResource(ctx context.Context, ref workload.ObjectRef) (dynamic.ResourceInterface, string, error) {
 	if ref.Name == "" {
 		return nil, "", fmt.Errorf("name is required")
 	}

@@ -30,6 +30,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
+
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 func applyTestDeployment(ns, name string, replicas int32) *appsv1.Deployment {
@@ -59,7 +61,7 @@ func TestScale(t *testing.T) {
 	if _, err := a.Apply(ctx, applyTestObject(t, applyTestDeployment("scale", "web", 1))); err != nil {
 		t.Fatal(err)
 	}
-	ref := ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "scale", Name: "web"}
+	ref := workload.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "scale", Name: "web"}
 	for _, replicas := range []int32{3, 0} {
 		if err := a.Scale(ctx, ref, replicas); err != nil {
 			t.Fatal(err)
@@ -83,37 +85,37 @@ func TestScaleErrors(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		ref      ObjectRef
+		ref      workload.ObjectRef
 		replicas int32
 		want     string
 	}{
 		{
 			name: "no scale subresource",
-			ref:  ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Name: "not-scalable"},
+			ref:  workload.ObjectRef{APIVersion: "v1", Kind: "ConfigMap", Name: "not-scalable"},
 			want: "scaling ConfigMap default/not-scalable: kind ConfigMap has no scale subresource",
 		},
 		{
 			name: "no such object",
-			ref:  ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "missing"},
+			ref:  workload.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "missing"},
 			want: `scaling Deployment default/missing: deployments.apps "missing" not found`,
 		},
 		{
 			name: "unknown kind",
-			ref:  ObjectRef{APIVersion: "example.com/v1", Kind: "Foo", Namespace: "x", Name: "y"},
+			ref:  workload.ObjectRef{APIVersion: "example.com/v1", Kind: "Foo", Namespace: "x", Name: "y"},
 			want: "scaling Foo x/y: no resource for kind Foo in example.com/v1: is its CRD in the scenario before it?",
 		},
 		{
 			name: "namespace on a cluster-scoped kind",
-			ref:  ObjectRef{APIVersion: "v1", Kind: "Node", Namespace: "x", Name: "y"},
+			ref:  workload.ObjectRef{APIVersion: "v1", Kind: "Node", Namespace: "x", Name: "y"},
 			want: `scaling Node x/y: metadata.namespace is "x", but kind Node is cluster-scoped: remove the namespace`,
 		},
 		{
 			name:     "negative replicas",
-			ref:      ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "missing"},
+			ref:      workload.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Name: "missing"},
 			replicas: -1,
 			want:     "scaling Deployment default/missing: replicas is -1, must be at least 0",
 		},
-		{name: "no name", ref: ObjectRef{APIVersion: "apps/v1", Kind: "Deployment"}, want: "scaling Deployment : name is required"},
+		{name: "no name", ref: workload.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment"}, want: "scaling Deployment : name is required"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -153,7 +155,7 @@ func TestDelete(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("waiting for the Deployment's ReplicaSet: %v", err)
 	}
-	if err := a.Delete(ctx, ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "delete", Name: "web"}); err != nil {
+	if err := a.Delete(ctx, workload.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "delete", Name: "web"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := client.Resource(stepsTestDeployments).Namespace("delete").Get(ctx, "web", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
@@ -166,7 +168,7 @@ func TestDelete(t *testing.T) {
 		t.Errorf("waiting for the garbage collector to delete the ReplicaSet: %v", err)
 	}
 
-	err := a.Delete(ctx, ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "delete", Name: "web"})
+	err := a.Delete(ctx, workload.ObjectRef{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "delete", Name: "web"})
 	if diff := cmp.Diff(`deleting Deployment delete/web: deployments.apps "web" not found`, stepsTestErrString(err)); diff != "" {
 		t.Errorf("deleting again (-want +got):\n%s", diff)
 	}

@@ -35,6 +35,7 @@ import (
 
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 	"github.com/adminsched/scheduler-plugins/internal/playground/scenario"
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // Bounds of a failure's text.
@@ -180,7 +181,7 @@ func (e *evaluator) selectPods(r *report.Result, s *scenario.PodSelector) []*rep
 
 func orDefault(ns string) string {
 	if ns == "" {
-		return scenario.DefaultNamespace
+		return workload.DefaultNamespace
 	}
 	return ns
 }

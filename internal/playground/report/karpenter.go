@@ -21,6 +21,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // KarpenterResult is what Karpenter did in a run with --karpenter.
@@ -48,10 +50,10 @@ type AddedNode struct {
 }
 
 // CountAddedPods sets each added node's Pods from the pods.
-func CountAddedPods(nodes []AddedNode, pods []OwnedPod) {
+func CountAddedPods(nodes []AddedNode, pods []workload.OwnedPod) {
 	counts := map[string]int{}
 	for _, op := range pods {
-		if Bound(op.Pod) {
+		if workload.Bound(op.Pod) {
 			counts[op.Pod.Spec.NodeName]++
 		}
 	}

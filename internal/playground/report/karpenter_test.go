@@ -25,6 +25,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 func withKarpenter(k *KarpenterResult) Result {
@@ -146,11 +148,11 @@ func TestCompareTextKarpenter(t *testing.T) {
 
 // TestCountAddedPods: only the bound pods of each added node count.
 func TestCountAddedPods(t *testing.T) {
-	pod := func(node string) OwnedPod {
-		return OwnedPod{Pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: corev1.PodSpec{NodeName: node}}}
+	pod := func(node string) workload.OwnedPod {
+		return workload.OwnedPod{Pod: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Spec: corev1.PodSpec{NodeName: node}}}
 	}
 	nodes := []AddedNode{{Name: "a"}, {Name: "b"}}
-	CountAddedPods(nodes, []OwnedPod{pod("a"), pod("a"), pod(""), pod("other")})
+	CountAddedPods(nodes, []workload.OwnedPod{pod("a"), pod("a"), pod(""), pod("other")})
 	if diff := cmp.Diff([]AddedNode{{Name: "a", Pods: 2}, {Name: "b"}}, nodes); diff != "" {
 		t.Errorf("nodes (-want +got):\n%s", diff)
 	}

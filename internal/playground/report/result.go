@@ -25,6 +25,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // Result is where a scenario's pods landed.
@@ -80,13 +82,6 @@ type PodResult struct {
 	Labels map[string]string `json:"-"`
 }
 
-// OwnedPod is one pod of a scenario object.
-type OwnedPod struct {
-	Pod *corev1.Pod
-	// Object is the scenario object that owns the pod: Kind/name.
-	Object string
-}
-
 // Spread is max - min of counts, 0 for none.
 func Spread(counts []int) int {
 	if len(counts) == 0 {
@@ -97,16 +92,6 @@ func Spread(counts []int) int {
 		lo, hi = min(lo, c), max(hi, c)
 	}
 	return hi - lo
-}
-
-// Bound reports whether pod has a node.
-func Bound(pod *corev1.Pod) bool { return pod.Spec.NodeName != "" }
-
-// Unschedulable reports whether the scheduler found no node for pod: its
-// PodScheduled condition is False with reason Unschedulable.
-func Unschedulable(pod *corev1.Pod) bool {
-	c := scheduledCondition(pod)
-	return c != nil && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable
 }
 
 func scheduledCondition(pod *corev1.Pod) *corev1.PodCondition {
@@ -122,12 +107,12 @@ func scheduledCondition(pod *corev1.Pod) *corev1.PodCondition {
 // the pods of its objects, in the order of the result. events holds the
 // last FailedScheduling event message per pod, if any (see
 // UnschedulableMessages).
-func Compute(nodes []string, pods []OwnedPod, events map[types.NamespacedName]string) Result {
+func Compute(nodes []string, pods []workload.OwnedPod, events map[types.NamespacedName]string) Result {
 	r := Result{Pods: make([]PodResult, 0, len(pods))}
 	for _, op := range pods {
 		pod := op.Pod
 		pr := PodResult{Namespace: pod.Namespace, Name: pod.Name, Object: op.Object, Labels: pod.Labels}
-		if Bound(pod) {
+		if workload.Bound(pod) {
 			pr.Node = pod.Spec.NodeName
 		} else {
 			pr.Reason = unscheduledReason(pod, events[types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}])
@@ -145,10 +130,10 @@ func Compute(nodes []string, pods []OwnedPod, events map[types.NamespacedName]st
 
 // PerNode counts the bound pods of each node, in the order of nodes. A pod
 // bound to a node not in nodes is not counted.
-func PerNode(nodes []string, pods []OwnedPod) []NodeResult {
+func PerNode(nodes []string, pods []workload.OwnedPod) []NodeResult {
 	counts := make(map[string]int, len(nodes))
 	for _, op := range pods {
-		if Bound(op.Pod) {
+		if workload.Bound(op.Pod) {
 			counts[op.Pod.Spec.NodeName]++
 		}
 	}

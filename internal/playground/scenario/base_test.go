@@ -25,6 +25,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // writeScenarios writes files (name -> content) into a temp dir and
@@ -74,7 +76,7 @@ objects:
 	if diff := cmp.Diff([]string{"n1", "n2", "extra"}, p.NodeNames); diff != "" {
 		t.Errorf("nodes, base first (-want +got):\n%s", diff)
 	}
-	if len(p.BoundPods) != 2 || p.BoundPods[1].Namespace != DefaultNamespace || !p.Scenario.Nodes[1].Unschedulable {
+	if len(p.BoundPods) != 2 || p.BoundPods[1].Namespace != workload.DefaultNamespace || !p.Scenario.Nodes[1].Unschedulable {
 		t.Errorf("bound pods %+v, nodes %+v", p.BoundPods, p.Scenario.Nodes)
 	}
 	var kinds []string

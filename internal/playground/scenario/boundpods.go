@@ -31,6 +31,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
+
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // MaxBoundPods caps the scenario's boundPods: they are created directly,
@@ -44,7 +46,7 @@ const PlaceholderImage = "registry.k8s.io/pause:3.10"
 // BoundPod is a pod already running on a node of the scenario: what
 // `playground snapshot` records of a live cluster's pods, and only that.
 type BoundPod struct {
-	// Namespace defaults to DefaultNamespace.
+	// Namespace defaults to workload.DefaultNamespace.
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`
 	// NodeName is a node of the scenario.
@@ -207,7 +209,7 @@ func (bp *BoundPod) Object(dsPod bool) *corev1.Pod {
 		Spec: corev1.PodSpec{NodeName: bp.NodeName, Priority: bp.Priority},
 	}
 	if pod.Namespace == "" {
-		pod.Namespace = DefaultNamespace
+		pod.Namespace = workload.DefaultNamespace
 	}
 	switch o := bp.Owner; {
 	case o == nil:

@@ -71,7 +71,7 @@ type PodSelector struct {
 	// Namespace, when given, is the pods' namespace.
 	Namespace string `json:"namespace,omitempty"`
 	// Object is the object of the scenario that owns the pods (a Pod is
-	// its own owner), in Namespace or DefaultNamespace.
+	// its own owner), in Namespace or workload.DefaultNamespace.
 	Object           *PodOwnerRef                      `json:"object,omitempty"`
 	MatchLabels      map[string]string                 `json:"matchLabels,omitempty"`
 	MatchExpressions []metav1.LabelSelectorRequirement `json:"matchExpressions,omitempty"`

@@ -42,9 +42,9 @@ type object interface {
 // needs a port. Every other kind is applied as written.
 type kindRule struct {
 	apiVersion string
-	// namespaced: the scenario gives the object DefaultNamespace when it
-	// names none. (For the kinds not in the table the apply step knows,
-	// from the cluster's discovery.)
+	// namespaced: the scenario gives the object workload.DefaultNamespace
+	// when it names none. (For the kinds not in the table the apply step
+	// knows, from the cluster's discovery.)
 	namespaced bool
 	new        func() object
 	// podSpec is the spec of the pods it makes, nil for a kind without.

@@ -27,6 +27,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // decoded is one object of the scenario as validation read it: typed for
@@ -45,7 +47,7 @@ func (d decoded) meta() (namespace, name string) {
 }
 
 // key is how steps name the object: a namespace left out is
-// DefaultNamespace, as steps default theirs.
+// workload.DefaultNamespace, as steps default theirs.
 func (d decoded) key() string {
 	ns, name := d.meta()
 	return objectKey(d.kind, orDefault(ns), name)
@@ -53,7 +55,7 @@ func (d decoded) key() string {
 
 // namespaces is the namespace the object creates (a Namespace) or is in;
 // none for a cluster-scoped kind of the kind table. A kind the table does
-// not know may be namespaced, and then it gets DefaultNamespace, as the
+// not know may be namespaced, and then it gets workload.DefaultNamespace, as the
 // apply step gives it.
 func (d decoded) namespaces() []string {
 	ns, name := d.meta()
@@ -71,7 +73,7 @@ func objectKey(kind, namespace, name string) string { return kind + " " + namesp
 
 func orDefault(namespace string) string {
 	if namespace == "" {
-		return DefaultNamespace
+		return workload.DefaultNamespace
 	}
 	return namespace
 }

@@ -31,6 +31,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // Plan is a checked scenario, ready to apply: what the apply step creates,
@@ -107,7 +108,7 @@ func compile(s *Scenario, objects []decoded, schedulerNames []string) (*Plan, er
 	return p, nil
 }
 
-func (s *ScaleStep) objectRef() *ObjectRef {
+func (s *ScaleStep) objectRef() *workload.ObjectRef {
 	if s == nil {
 		return nil
 	}
@@ -121,7 +122,7 @@ func defaulted(d decoded, schedulerNames []string) (*unstructured.Unstructured, 
 	o := d.typed.DeepCopyObject().(object)
 	o.GetObjectKind().SetGroupVersionKind(schema.FromAPIVersionAndKind(rule.apiVersion, d.kind))
 	if rule.namespaced && o.GetNamespace() == "" {
-		o.SetNamespace(DefaultNamespace)
+		o.SetNamespace(workload.DefaultNamespace)
 	}
 	if rule.template != nil {
 		t, sel := rule.template(o)

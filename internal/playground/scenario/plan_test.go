@@ -27,6 +27,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // TestWorkloadDefaults: selectors and template labels are defaulted (not
@@ -127,7 +129,7 @@ steps:
 	if p.Scenario.BoundPods[0].Namespace != "" || p.Scenario.Steps[0].Delete.Namespace != "" {
 		t.Errorf("the scenario's bound pod or step got a namespace: %+v, %+v", p.Scenario.BoundPods[0], p.Scenario.Steps[0].Delete)
 	}
-	want := ObjectRef{APIVersion: "v1", Kind: "Pod", Namespace: "default", Name: "p"}
+	want := workload.ObjectRef{APIVersion: "v1", Kind: "Pod", Namespace: "default", Name: "p"}
 	if diff := cmp.Diff(want, *p.Steps[0].Delete); diff != "" {
 		t.Errorf("the plan's step (-want +got):\n%s", diff)
 	}

@@ -39,8 +39,6 @@ const (
 	DefaultCPU    = "8"
 	DefaultMemory = "32Gi"
 	DefaultPods   = "110"
-	// DefaultNamespace is where objects without a namespace go.
-	DefaultNamespace = "default"
 )
 
 // Scenario is the content of a scenario file.

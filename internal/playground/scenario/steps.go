@@ -24,6 +24,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // Step is one change made to the cluster after the objects are settled:
@@ -35,7 +37,7 @@ type Step struct {
 	// Delete deletes an object of the scenario; a workload's pods go with
 	// it (background cascading deletion by the garbage collector), and the
 	// step waits until they are gone.
-	Delete *ObjectRef `json:"delete,omitempty"`
+	Delete *workload.ObjectRef `json:"delete,omitempty"`
 	// Wait sleeps, e.g. until a maintenance window opens.
 	Wait *metav1.Duration `json:"wait,omitempty"`
 	// Licenses changes the seats of a feature checked out outside the
@@ -44,21 +46,10 @@ type Step struct {
 	Licenses *LicensesStep `json:"licenses,omitempty"`
 }
 
-// ObjectRef names an object of the scenario.
-type ObjectRef struct {
-	// APIVersion may be left out: the plan takes the object's.
-	APIVersion string `json:"apiVersion,omitempty"`
-	Kind       string `json:"kind"`
-	Name       string `json:"name"`
-	// Namespace defaults to DefaultNamespace; it is ignored for an object
-	// that has none (a cluster-scoped one).
-	Namespace string `json:"namespace,omitempty"`
-}
-
 // ScaleStep is a workload and its new replica count.
 type ScaleStep struct {
-	ObjectRef `json:",inline"`
-	Replicas  *int32 `json:"replicas"`
+	workload.ObjectRef `json:",inline"`
+	Replicas           *int32 `json:"replicas"`
 }
 
 // MaxWait caps a wait step.
@@ -125,7 +116,7 @@ func validateSteps(steps []Step, objects sets.Set[string], licenses *Licenses) f
 
 // validateObjectRef checks r; kinds, when not nil, are the only kinds of the
 // kind table it may name.
-func validateObjectRef(r *ObjectRef, path *field.Path, tableKinds []string, objects sets.Set[string]) field.ErrorList {
+func validateObjectRef(r *workload.ObjectRef, path *field.Path, tableKinds []string, objects sets.Set[string]) field.ErrorList {
 	_, inTable := kinds[r.Kind]
 	switch {
 	case r.Kind == "":

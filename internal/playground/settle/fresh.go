@@ -27,6 +27,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/resourceversion"
+
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // A cache lags behind the writes its caller just made: an object created
@@ -40,9 +42,9 @@ import (
 // knownBarriers returns a barrier for each target: caught up for a target
 // an earlier Wait saw settled and that is not in written, unread (to be
 // read) for the others.
-func (w *Watcher) knownBarriers(targets, written []Target) []barrier {
+func (w *Watcher) knownBarriers(targets, written []workload.Target) []barrier {
 	bars := make([]barrier, len(targets))
-	wrote := make(map[Target]struct{}, len(written))
+	wrote := make(map[workload.Target]struct{}, len(written))
 	for _, t := range written {
 		wrote[t] = struct{}{}
 	}
@@ -58,11 +60,11 @@ func (w *Watcher) knownBarriers(targets, written []Target) []barrier {
 }
 
 // remember notes that a Wait saw targets settled.
-func (w *Watcher) remember(targets []Target) {
+func (w *Watcher) remember(targets []workload.Target) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.settled == nil {
-		w.settled = map[Target]struct{}{}
+		w.settled = map[workload.Target]struct{}{}
 	}
 	for _, t := range targets {
 		w.settled[t] = struct{}{}
@@ -83,7 +85,7 @@ type barrier struct {
 
 // readBarriers reads the targets whose barrier is not read yet, a few at
 // a time: each read waits on a round trip more than on the server.
-func (w *Watcher) readBarriers(ctx context.Context, targets []Target, bars []barrier) {
+func (w *Watcher) readBarriers(ctx context.Context, targets []workload.Target, bars []barrier) {
 	var g errgroup.Group
 	g.SetLimit(w.readers)
 	for i, t := range targets {

@@ -38,6 +38,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
+
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // TestCatchUp: a target is judged once its cache shows what the API server
@@ -103,15 +105,15 @@ func TestWaitFresh(t *testing.T) {
 	}
 	// The first Wait on a resource starts its informer, which lists what
 	// is there: an object created before is in the cache.
-	if err := w.Wait(ctx, []Target{createDeployment(t, ctx, ns, "warm", 0)}, nil); err != nil {
+	if err := w.Wait(ctx, []workload.Target{createDeployment(t, ctx, ns, "warm", 0)}, nil); err != nil {
 		t.Fatal(err)
 	}
 	web := createDeployment(t, ctx, ns, "web", 1)
-	if err := w.Wait(short(), []Target{web}, nil); !errors.Is(err, context.DeadlineExceeded) {
+	if err := w.Wait(short(), []workload.Target{web}, nil); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Wait right after create: %v, want the timeout: its pod is never bound", err)
 	}
 	bind(t, ctx, &podsOf(t, ctx, ns, 1)[0])
-	if err := w.Wait(ctx, []Target{web}, nil); err != nil {
+	if err := w.Wait(ctx, []workload.Target{web}, nil); err != nil {
 		t.Fatal(err)
 	}
 
@@ -128,14 +130,14 @@ func TestWaitFresh(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Wait(short(), []Target{web}, nil); !errors.Is(err, context.DeadlineExceeded) {
+	if err := w.Wait(short(), []workload.Target{web}, nil); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Wait right after scaling up: %v, want the timeout: the new pod is never bound", err)
 	}
 
 	if err := testClient.AppsV1().Deployments(ns).Delete(ctx, "web", metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Wait(ctx, []Target{web}, nil); err != nil {
+	if err := w.Wait(ctx, []workload.Target{web}, nil); err != nil {
 		t.Fatal(err)
 	}
 	list, err := testClient.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
@@ -183,7 +185,7 @@ func TestWaitWrittenReadsWhatWasWritten(t *testing.T) {
 	}
 	w := startWatcher(t, ctx, cfg, nil)
 	ns := namespace(t, ctx)
-	var targets []Target
+	var targets []workload.Target
 	for _, name := range []string{"a", "b", "c"} {
 		targets = append(targets, createDeployment(t, ctx, ns, name, 0))
 		if err := w.WaitWritten(ctx, targets, targets[len(targets)-1:], nil); err != nil {
@@ -251,16 +253,16 @@ func TestEvaluateEventBetweenReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := &landingStore{Store: inner, next: []runtime.Object{deployment("7", 2, 2)}}
-	web := Target{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "ns", Name: "web", UID: "web",
+	web := workload.Target{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "ns", Name: "web", UID: "web",
 		Resource: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}}
 	stores := map[schema.GroupVersionResource]cache.Store{web.Resource: store}
 	// The API server said 7 (the scale) when the Wait began.
 	bars := []barrier{{read: true, exists: true, resourceVersion: "7"}}
 
-	if pending := w.evaluate([]Target{web}, stores, bars, nil); len(pending) != 1 {
+	if pending := w.evaluate([]workload.Target{web}, stores, bars, nil); len(pending) != 1 {
 		t.Fatalf("first evaluation, on the object before the scale: pending %v, want the Deployment", pending)
 	}
-	pending := w.evaluate([]Target{web}, stores, bars, nil)
+	pending := w.evaluate([]workload.Target{web}, stores, bars, nil)
 	if len(pending) != 1 || !strings.Contains(pending[0], "wants 2 pods, has 6") {
 		t.Errorf("second evaluation, on the scaled object: pending %v, want the Deployment wanting 2 pods of 6", pending)
 	}

@@ -24,6 +24,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // Ownership: a pod belongs to the target its controller owner reference
@@ -125,7 +127,7 @@ func (w *Watcher) unlink(uid types.UID) {
 }
 
 // live is t's object in s, nil when gone (or replaced: another UID).
-func live(s cache.Store, t Target) runtime.Object {
+func live(s cache.Store, t workload.Target) runtime.Object {
 	key := t.Name
 	if t.Namespace != "" {
 		key = t.Namespace + "/" + t.Name
@@ -147,7 +149,7 @@ func live(s cache.Store, t Target) runtime.Object {
 // owned is the pods t owns, also those being deleted: t itself for a Pod,
 // else the pods whose controller is t or an intermediate t controls.
 // w.mu held.
-func (w *Watcher) owned(t Target) []*corev1.Pod {
+func (w *Watcher) owned(t workload.Target) []*corev1.Pod {
 	if t.Resource == podsResource {
 		if p, ok := live(w.pods, t).(*corev1.Pod); ok {
 			return []*corev1.Pod{p}

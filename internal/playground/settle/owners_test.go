@@ -30,6 +30,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
+
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // newCacheWatcher is a Watcher with an empty pod cache and no informer:
@@ -61,7 +63,7 @@ func addPod(t *testing.T, w *Watcher, name string, controller types.UID) *corev1
 	return p
 }
 
-func ownedNames(w *Watcher, t Target) []string {
+func ownedNames(w *Watcher, t workload.Target) []string {
 	var names []string
 	for _, p := range w.owned(t) {
 		names = append(names, p.Name)
@@ -70,8 +72,8 @@ func ownedNames(w *Watcher, t Target) []string {
 	return names
 }
 
-func target(kind, group, resource, uid string) Target {
-	return Target{Kind: kind, Namespace: "ns", Name: uid, UID: types.UID(uid),
+func target(kind, group, resource, uid string) workload.Target {
+	return workload.Target{Kind: kind, Namespace: "ns", Name: uid, UID: types.UID(uid),
 		Resource: schema.GroupVersionResource{Group: group, Version: "v1", Resource: resource}}
 }
 
@@ -98,7 +100,7 @@ func TestOwned(t *testing.T) {
 	recreated.UID = "old"
 	tests := []struct {
 		name   string
-		target Target
+		target workload.Target
 		want   []string
 	}{
 		{"deployment through its replicasets", target("Deployment", "apps", "deployments", "d"), []string{"p1", "p2"}},

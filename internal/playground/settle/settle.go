@@ -32,51 +32,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
-
-// Target is an object applied to the cluster, as created, to wait for.
-type Target struct {
-	APIVersion, Kind, Namespace, Name string
-	// Resource is where the object is served: its informer watches it.
-	Resource schema.GroupVersionResource
-	// UID is the object as created: one of the same name with another UID
-	// is a new object, and this one is gone.
-	UID types.UID
-}
-
-func (t Target) String() string {
-	if t.Namespace == "" {
-		return t.Kind + " " + t.Name
-	}
-	return t.Kind + " " + t.Namespace + "/" + t.Name
-}
-
-// object is how a result names the object a pod belongs to.
-func (t Target) object() string { return t.Kind + "/" + t.Name }
-
-// OwnedPod is a pod and the target that owns it. Its fields are those of
-// report.OwnedPod, in the same order, so that one converts to the other.
-type OwnedPod struct {
-	Pod *corev1.Pod
-	// Object is the target that owns the pod: Kind/name.
-	Object string
-}
-
-// Bound reports whether pod has a node.
-func Bound(pod *corev1.Pod) bool { return pod.Spec.NodeName != "" }
-
-// Unschedulable reports whether the scheduler found no node for pod: its
-// PodScheduled condition is False with reason Unschedulable.
-func Unschedulable(pod *corev1.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodScheduled {
-			return c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable
-		}
-	}
-	return false
-}
 
 // state is what a target has of pods, and whether it is settled.
 type state struct {
@@ -150,8 +109,8 @@ func settle(gk schema.GroupKind, obj runtime.Object, owned []*corev1.Pod) state 
 		}
 		s.Pods = append(s.Pods, p)
 		switch {
-		case Bound(p):
-		case Unschedulable(p):
+		case workload.Bound(p):
+		case workload.Unschedulable(p):
 			s.unschedulable++
 		default:
 			s.pending++
@@ -226,9 +185,9 @@ func settleJob(job *batchv1.Job, s *state) {
 		}
 		active++
 		switch {
-		case Unschedulable(p):
+		case workload.Unschedulable(p):
 			unschedulable++
-		case !Bound(p):
+		case !workload.Bound(p):
 			return
 		}
 	}

@@ -212,31 +212,3 @@ func TestSettleUnreadable(t *testing.T) {
 		t.Errorf("settled %v (%q), want not settled with the conversion error", s.Settled, s.Wants)
 	}
 }
-
-func TestBoundUnschedulable(t *testing.T) {
-	cond := func(status corev1.ConditionStatus, reason string) corev1.PodCondition {
-		return corev1.PodCondition{Type: corev1.PodScheduled, Status: status, Reason: reason}
-	}
-	tests := []struct {
-		name                 string
-		pod                  corev1.Pod
-		bound, unschedulable bool
-	}{
-		{"new", corev1.Pod{}, false, false},
-		{"bound", corev1.Pod{Spec: corev1.PodSpec{NodeName: "n"}}, true, false},
-		{"unschedulable", corev1.Pod{Status: corev1.PodStatus{Conditions: []corev1.PodCondition{cond(corev1.ConditionFalse, corev1.PodReasonUnschedulable)}}}, false, true},
-		{"scheduling gated", corev1.Pod{Status: corev1.PodStatus{Conditions: []corev1.PodCondition{cond(corev1.ConditionFalse, corev1.PodReasonSchedulingGated)}}}, false, false},
-		{"scheduled", corev1.Pod{Status: corev1.PodStatus{Conditions: []corev1.PodCondition{
-			{Type: corev1.PodReady, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}, cond(corev1.ConditionTrue, "")}}}, false, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := Bound(&tt.pod); got != tt.bound {
-				t.Errorf("Bound: %v, want %v", got, tt.bound)
-			}
-			if got := Unschedulable(&tt.pod); got != tt.unschedulable {
-				t.Errorf("Unschedulable: %v, want %v", got, tt.unschedulable)
-			}
-		})
-	}
-}

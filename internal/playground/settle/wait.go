@@ -28,6 +28,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // Wait returns once every target is settled (see settle), writing a
@@ -41,7 +43,7 @@ import (
 // second, and before each look),
 // and when ctx ends first, ctx's error with the last progress line and the
 // targets still waited for.
-func (w *Watcher) Wait(ctx context.Context, targets []Target, progress io.Writer) error {
+func (w *Watcher) Wait(ctx context.Context, targets []workload.Target, progress io.Writer) error {
 	return w.WaitWritten(ctx, targets, targets, progress)
 }
 
@@ -51,7 +53,7 @@ func (w *Watcher) Wait(ctx context.Context, targets []Target, progress io.Writer
 // with them then and has only moved on since. Waiting after each of N
 // objects so reads each once, not N(N+1)/2 times. A target written, or
 // not seen by an earlier Wait, is read as Wait reads every target.
-func (w *Watcher) WaitWritten(ctx context.Context, targets, written []Target, progress io.Writer) error {
+func (w *Watcher) WaitWritten(ctx context.Context, targets, written []workload.Target, progress io.Writer) error {
 	logger := klog.FromContext(ctx)
 	for i, t := range targets {
 		if err := validTarget(t); err != nil {
@@ -114,7 +116,7 @@ func (w *Watcher) WaitWritten(ctx context.Context, targets, written []Target, pr
 	return nil
 }
 
-func validTarget(t Target) error {
+func validTarget(t workload.Target) error {
 	switch {
 	case t.Kind == "":
 		return fmt.Errorf("kind is not set")
@@ -146,7 +148,7 @@ func (w *Watcher) timeoutError(ctx context.Context, pending []string) error {
 // if it changed, and returns the targets not settled, with what they want.
 // A target whose barrier (when bars is not nil) its cache has not caught
 // up with is not settled.
-func (w *Watcher) evaluate(targets []Target, stores map[schema.GroupVersionResource]cache.Store, bars []barrier, progress io.Writer) []string {
+func (w *Watcher) evaluate(targets []workload.Target, stores map[schema.GroupVersionResource]cache.Store, bars []barrier, progress io.Writer) []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.evaluations++
@@ -164,9 +166,9 @@ func (w *Watcher) evaluate(targets []Target, stores map[schema.GroupVersionResou
 		for _, p := range st.Pods {
 			total++
 			switch {
-			case Bound(p):
+			case workload.Bound(p):
 				bound++
-			case Unschedulable(p):
+			case workload.Unschedulable(p):
 				unschedulable++
 			}
 		}
@@ -187,15 +189,15 @@ func (w *Watcher) evaluate(targets []Target, stores map[schema.GroupVersionResou
 
 // Pods returns the pods each target owns now that are not being deleted,
 // in target order, then by pod name. It reads the caches only.
-func (w *Watcher) Pods(targets []Target) []OwnedPod {
+func (w *Watcher) Pods(targets []workload.Target) []workload.OwnedPod {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	var out []OwnedPod
+	var out []workload.OwnedPod
 	for _, t := range targets {
 		// Gone or not, its pods are the same: the object is not needed.
 		st := settle(schema.GroupKind{Group: t.Resource.Group, Kind: t.Kind}, nil, w.owned(t))
 		for _, p := range st.Pods {
-			out = append(out, OwnedPod{Pod: p, Object: t.object()})
+			out = append(out, workload.OwnedPod{Pod: p, Object: t.Object()})
 		}
 	}
 	return out

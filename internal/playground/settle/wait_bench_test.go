@@ -29,6 +29,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
+
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // BenchmarkEvaluate is one evaluation of a Deployment of 100 pods, with a
@@ -61,7 +63,7 @@ func BenchmarkEvaluate(b *testing.B) {
 				b.Fatal(err)
 			}
 			resource := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
-			targets := []Target{{Kind: "Deployment", Namespace: "ns", Name: "web", Resource: resource, UID: "web"}}
+			targets := []workload.Target{{Kind: "Deployment", Namespace: "ns", Name: "web", Resource: resource, UID: "web"}}
 			stores := map[schema.GroupVersionResource]cache.Store{resource: store}
 			if pending := w.evaluate(targets, stores, nil, nil); len(pending) > 0 {
 				b.Fatalf("not settled: %v", pending)
@@ -91,7 +93,7 @@ func BenchmarkWaitSettled(b *testing.B) {
 	if _, err := testClient.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		b.Fatal(err)
 	}
-	var targets []Target
+	var targets []workload.Target
 	for i := range 20 {
 		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("s%d", i)},
 			Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}
@@ -99,7 +101,7 @@ func BenchmarkWaitSettled(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		targets = append(targets, Target{APIVersion: "v1", Kind: "Service", Namespace: ns, Name: svc.Name,
+		targets = append(targets, workload.Target{APIVersion: "v1", Kind: "Service", Namespace: ns, Name: svc.Name,
 			Resource: corev1.SchemeGroupVersion.WithResource("services"), UID: svc.UID})
 	}
 	for _, readers := range []int{1, 8} {

@@ -35,6 +35,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
+
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // TestWaitBound: Wait returns once a Deployment's pods are bound (by the
@@ -51,7 +53,7 @@ func TestWaitBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	targets := []Target{web, {APIVersion: "v1", Kind: "Pod", Namespace: ns, Name: "solo", Resource: podsResource, UID: solo.UID}}
+	targets := []workload.Target{web, {APIVersion: "v1", Kind: "Pod", Namespace: ns, Name: "solo", Resource: podsResource, UID: solo.UID}}
 	var progress bytes.Buffer
 	done := make(chan error, 1)
 	go func() { done <- w.Wait(ctx, targets, &progress) }()
@@ -110,14 +112,14 @@ func TestWaitPending(t *testing.T) {
 	short, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	var progress bytes.Buffer
-	err := w.Wait(short, []Target{web}, &progress)
+	err := w.Wait(short, []workload.Target{web}, &progress)
 	want := fmt.Sprintf("waiting for the controllers and the scheduler (scheduled 1/2 pods; not settled: Deployment %s/web (wants 2 pods, has 2 (1 pending))): context deadline exceeded", ns)
 	if err == nil || err.Error() != want || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Wait: %v\nwant: %s", err, want)
 	}
 
 	markUnschedulable(t, ctx, &pods[1])
-	if err := w.Wait(ctx, []Target{web}, &progress); err != nil {
+	if err := w.Wait(ctx, []workload.Target{web}, &progress); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff("scheduled 1/2 pods\nscheduled 1/2 pods, 1 unschedulable\n", progress.String()); diff != "" {
@@ -142,7 +144,7 @@ func TestWaitDeleted(t *testing.T) {
 		}
 		bind(t, ctx, &p)
 	}
-	if err := w.Wait(ctx, []Target{web}, nil); err != nil {
+	if err := w.Wait(ctx, []workload.Target{web}, nil); err != nil {
 		t.Fatal(err)
 	}
 
@@ -166,7 +168,7 @@ func TestWaitDeleted(t *testing.T) {
 	}
 	short, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	if err := w.Wait(short, []Target{web}, nil); err == nil || !strings.Contains(err.Error(), "wants deleted, 2 pods left") {
+	if err := w.Wait(short, []workload.Target{web}, nil); err == nil || !strings.Contains(err.Error(), "wants deleted, 2 pods left") {
 		t.Fatalf("Wait with the pods held: %v, want the timeout naming the 2 pods left", err)
 	}
 
@@ -176,7 +178,7 @@ func TestWaitDeleted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := w.Wait(ctx, []Target{web}, nil); err != nil {
+	if err := w.Wait(ctx, []workload.Target{web}, nil); err != nil {
 		t.Fatal(err)
 	}
 	list, err := testClient.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
@@ -211,7 +213,7 @@ func TestWaitAlive(t *testing.T) {
 			wctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 			defer cancel()
 			done := make(chan error, 1)
-			go func() { done <- w.Wait(wctx, []Target{web}, nil) }()
+			go func() { done <- w.Wait(wctx, []workload.Target{web}, nil) }()
 			if later {
 				time.Sleep(200 * time.Millisecond)
 				dead.Store(true)
@@ -242,7 +244,7 @@ func TestWaitOtherKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	targets := []Target{
+	targets := []workload.Target{
 		{APIVersion: "v1", Kind: "Service", Namespace: ns, Name: "web", Resource: corev1.SchemeGroupVersion.WithResource("services"), UID: svc.UID},
 		{APIVersion: "scheduling.k8s.io/v1", Kind: "PriorityClass", Name: pc.Name, Resource: schedulingv1.SchemeGroupVersion.WithResource("priorityclasses"), UID: pc.UID},
 	}
@@ -250,11 +252,11 @@ func TestWaitOtherKinds(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	widget := Target{APIVersion: "example.com/v1", Kind: "Widget", Namespace: ns, Name: "w",
+	widget := workload.Target{APIVersion: "example.com/v1", Kind: "Widget", Namespace: ns, Name: "w",
 		Resource: schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}, UID: "u"}
 	short, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	if err := w.Wait(short, []Target{widget}, nil); err == nil || !strings.Contains(err.Error(), "the informer of widgets.example.com has not synced") {
+	if err := w.Wait(short, []workload.Target{widget}, nil); err == nil || !strings.Contains(err.Error(), "the informer of widgets.example.com has not synced") {
 		t.Errorf("Wait on a resource not served: %v, want the timeout naming its informer", err)
 	}
 
@@ -270,17 +272,17 @@ func TestWaitInvalidTarget(t *testing.T) {
 	w := &Watcher{subscribers: map[chan struct{}]struct{}{}}
 	tests := []struct {
 		name   string
-		target Target
+		target workload.Target
 		want   string
 	}{
-		{"no kind", Target{Name: "a", Resource: podsResource, UID: "u"}, "target 0 ( a): kind is not set"},
-		{"no name", Target{Kind: "Pod", Resource: podsResource, UID: "u"}, "target 0 (Pod ): name is not set"},
-		{"no resource", Target{Kind: "Pod", Name: "a", UID: "u"}, `target 0 (Pod a): resource is "/, Resource=": want the version and resource the object is served at`},
-		{"no uid", Target{Kind: "Pod", Name: "a", Resource: podsResource}, "target 0 (Pod a): uid is not set: want the UID of the object as created"},
+		{"no kind", workload.Target{Name: "a", Resource: podsResource, UID: "u"}, "target 0 ( a): kind is not set"},
+		{"no name", workload.Target{Kind: "Pod", Resource: podsResource, UID: "u"}, "target 0 (Pod ): name is not set"},
+		{"no resource", workload.Target{Kind: "Pod", Name: "a", UID: "u"}, `target 0 (Pod a): resource is "/, Resource=": want the version and resource the object is served at`},
+		{"no uid", workload.Target{Kind: "Pod", Name: "a", Resource: podsResource}, "target 0 (Pod a): uid is not set: want the UID of the object as created"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := w.Wait(context.Background(), []Target{tt.target}, nil)
+			err := w.Wait(context.Background(), []workload.Target{tt.target}, nil)
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("Wait: %v, want %s", err, tt.want)
 			}
@@ -301,7 +303,7 @@ func TestPods(t *testing.T) {
 		t.Fatal(err)
 	}
 	addPod(t, w, "a-solo", "")
-	targets := []Target{target("Deployment", "apps", "deployments", "web"), target("Pod", "", "pods", "a-solo"),
+	targets := []workload.Target{target("Deployment", "apps", "deployments", "web"), target("Pod", "", "pods", "a-solo"),
 		target("ReplicaSet", "apps", "replicasets", "rs")}
 	var got []string
 	for _, op := range w.Pods(targets) {

@@ -36,6 +36,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // controllerIndex indexes pods by the UID of their controller.
@@ -74,7 +76,7 @@ type Watcher struct {
 	mu sync.Mutex
 	// settled are the targets a Wait has returned for: WaitWritten reads
 	// them again only when the caller wrote them since.
-	settled map[Target]struct{}
+	settled map[workload.Target]struct{}
 	// ctx lives until Stop; dynamic informers started later run in it.
 	ctx context.Context
 	// synced are the informers of the targets' resources started so far.

@@ -38,6 +38,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/internal/localcluster"
+	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // The cluster tests run one real control plane for the test binary: etcd,
@@ -123,7 +124,7 @@ func namespace(t *testing.T, ctx context.Context) string {
 	return name
 }
 
-func createDeployment(t *testing.T, ctx context.Context, ns, name string, replicas int32) Target {
+func createDeployment(t *testing.T, ctx context.Context, ns, name string, replicas int32) workload.Target {
 	t.Helper()
 	labels := map[string]string{"app": name}
 	d := &appsv1.Deployment{
@@ -141,7 +142,7 @@ func createDeployment(t *testing.T, ctx context.Context, ns, name string, replic
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Target{APIVersion: "apps/v1", Kind: "Deployment", Namespace: ns, Name: name,
+	return workload.Target{APIVersion: "apps/v1", Kind: "Deployment", Namespace: ns, Name: name,
 		Resource: appsv1.SchemeGroupVersion.WithResource("deployments"), UID: d.UID}
 }
 
@@ -238,7 +239,7 @@ func TestWaitListsNoPods(t *testing.T) {
 	const replicas = 5
 	target := createDeployment(t, ctx, ns, "web", replicas)
 	done := make(chan error, 1)
-	go func() { done <- w.Wait(ctx, []Target{target}, nil) }()
+	go func() { done <- w.Wait(ctx, []workload.Target{target}, nil) }()
 	for _, p := range podsOf(t, ctx, ns, replicas) {
 		bind(t, ctx, &p)
 		time.Sleep(100 * time.Millisecond) // lets each bind be its own evaluation
