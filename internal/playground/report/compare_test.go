@@ -18,6 +18,7 @@ package report
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 
@@ -61,37 +62,7 @@ func TestWriteCompareJSON(t *testing.T) {
 		Pods:   []PodResult{{Namespace: "default", Name: "p", Node: "n1"}},
 		Spread: 0,
 	}}}
-	var b bytes.Buffer
-	if err := WriteCompareJSON(&b, runs); err != nil {
-		t.Fatal(err)
-	}
-	want := `{
-  "runs": [
-    {
-      "config": "a.yaml",
-      "result": {
-        "nodes": [
-          {
-            "name": "n1",
-            "pods": 1
-          }
-        ],
-        "pods": [
-          {
-            "namespace": "default",
-            "name": "p",
-            "node": "n1"
-          }
-        ],
-        "spread": 0
-      }
-    }
-  ]
-}
-`
-	if diff := cmp.Diff(want, b.String()); diff != "" {
-		t.Errorf("compare JSON (-want +got):\n%s", diff)
-	}
+	checkGolden(t, "compare", func(w io.Writer) error { return WriteCompareJSON(w, runs) })
 }
 
 // TestWriteCompareEveryPod: every pod of every run has a row, also the

@@ -18,7 +18,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -93,33 +92,13 @@ func TestKarpenterJSON(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		r    Result
-		want string // the "karpenter" value, "" for none
 	}{
 		{name: "without", r: withKarpenter(nil)},
-		{name: "nothing added", r: withKarpenter(&KarpenterResult{NodePools: []string{}, Nodes: []AddedNode{}}), want: `{"nodePools":[],"nodes":[]}`},
-		{name: "a node", r: withKarpenter(&KarpenterResult{NodePools: []string{"eu"}, Nodes: []AddedNode{{Name: "n", NodePool: "eu", Region: "eu-west-1", CapacityType: "spot", InstanceType: "c-2x", Pods: 3}}}),
-			want: `{"nodePools":["eu"],"nodes":[{"name":"n","nodePool":"eu","region":"eu-west-1","capacityType":"spot","instanceType":"c-2x","pods":3}]}`},
+		{name: "nothing-added", r: withKarpenter(&KarpenterResult{NodePools: []string{}, Nodes: []AddedNode{}})},
+		{name: "a-node", r: withKarpenter(&KarpenterResult{NodePools: []string{"eu"}, Nodes: []AddedNode{{Name: "n", NodePool: "eu", Region: "eu-west-1", CapacityType: "spot", InstanceType: "c-2x", Pods: 3}}})},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var b bytes.Buffer
-			if err := WriteJSON(&b, tt.r); err != nil {
-				t.Fatal(err)
-			}
-			var doc map[string]json.RawMessage
-			if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
-				t.Fatal(err)
-			}
-			got := ""
-			if raw, ok := doc["karpenter"]; ok {
-				var compact bytes.Buffer
-				if err := json.Compact(&compact, raw); err != nil {
-					t.Fatal(err)
-				}
-				got = compact.String()
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("karpenter (-want +got):\n%s", diff)
-			}
+			checkGolden(t, "karpenter-"+tt.name, resultJSON(tt.r))
 		})
 	}
 }

@@ -78,95 +78,18 @@ func TestBar(t *testing.T) {
 }
 
 func TestWriteJSON(t *testing.T) {
-	var b bytes.Buffer
-	if err := WriteJSON(&b, fixed); err != nil {
-		t.Fatal(err)
-	}
-	want := `{
-  "nodes": [
-    {
-      "name": "tutorial-1",
-      "pods": 3
-    },
-    {
-      "name": "tutorial-2",
-      "pods": 2
-    },
-    {
-      "name": "tutorial-3",
-      "pods": 0
-    }
-  ],
-  "pods": [
-    {
-      "namespace": "default",
-      "name": "test-pod-1",
-      "node": "tutorial-1"
-    },
-    {
-      "namespace": "default",
-      "name": "test-pod-2",
-      "node": "tutorial-2"
-    },
-    {
-      "namespace": "team-a",
-      "name": "big",
-      "reason": "Unschedulable: 0/3 nodes are available: 3 Insufficient cpu."
-    }
-  ],
-  "spread": 3
-}
-`
-	if diff := cmp.Diff(want, b.String()); diff != "" {
-		t.Errorf("json (-want +got):\n%s", diff)
-	}
+	checkGolden(t, "result", resultJSON(fixed))
 }
 
 // TestWriteJSONSteps pins the field names of the steps, and that a result
 // without steps has no "steps" field (TestWriteJSON).
 func TestWriteJSONSteps(t *testing.T) {
-	r := Result{
+	checkGolden(t, "steps", resultJSON(Result{
 		Nodes:  []NodeResult{{"n1", 1}},
 		Pods:   []PodResult{{Namespace: "default", Name: "web-a", Object: "Deployment/web", Node: "n1"}},
 		Steps:  []StepResult{{Step: "scale Deployment default/web to 1", Nodes: []NodeResult{{"n1", 1}}}},
 		Spread: 0,
-	}
-	var b bytes.Buffer
-	if err := WriteJSON(&b, r); err != nil {
-		t.Fatal(err)
-	}
-	want := `{
-  "nodes": [
-    {
-      "name": "n1",
-      "pods": 1
-    }
-  ],
-  "pods": [
-    {
-      "namespace": "default",
-      "name": "web-a",
-      "object": "Deployment/web",
-      "node": "n1"
-    }
-  ],
-  "spread": 0,
-  "steps": [
-    {
-      "step": "scale Deployment default/web to 1",
-      "nodes": [
-        {
-          "name": "n1",
-          "pods": 1
-        }
-      ]
-    }
-  ]
-}
-`
-	if diff := cmp.Diff(want, b.String()); diff != "" {
-		t.Errorf("json (-want +got):\n%s", diff)
-	}
+	}))
 }
 
 func TestWriteTextEmpty(t *testing.T) {
