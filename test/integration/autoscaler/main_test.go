@@ -27,73 +27,41 @@ package autoscaler
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"testing"
-	"time"
 
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/klog/v2"
 
-	"github.com/adminsched/scheduler-plugins/internal/localcluster"
 	"github.com/adminsched/scheduler-plugins/internal/localcluster/karpenter"
+	"github.com/adminsched/scheduler-plugins/test/integration/framework"
 )
 
 var (
-	cluster *localcluster.ControlPlane
+	cluster *framework.Cluster
 	kp      *karpenter.Karpenter
 	client  kubernetes.Interface
-	// logDir holds the cluster's and Karpenter's logs; kept when a test
-	// failed, or when AUTOSCALER_KEEP_LOGS is set.
-	logDir string
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(run(m))
+	os.Exit(framework.Main(m, framework.Setup{
+		Name:        "autoscaler-tests",
+		BinDir:      "../../../bin",
+		KeepLogsEnv: "AUTOSCALER_KEEP_LOGS",
+		Start:       startKarpenter,
+	}))
 }
 
-func run(m *testing.M) (code int) {
-	assets, err := localcluster.AssetsFromEnv("../../../bin")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
+// startKarpenter starts Karpenter on the cluster, with the NodeClass every
+// test's NodePools name.
+func startKarpenter(ctx context.Context, c *framework.Cluster) error {
+	if err := karpenter.CheckAssets(c.Assets); err != nil {
+		return err
 	}
-	if err := karpenter.CheckAssets(assets); err != nil {
-		fmt.Fprintf(os.Stderr, "autoscaler tests: %v\n", err)
-		return 1
+	cluster = c
+	client = kubernetes.NewForConfigOrDie(c.Config)
+	var err error
+	if kp, err = karpenter.Start(ctx, c.ControlPlane, c.Assets, c.LogDir); err != nil {
+		return err
 	}
-	if logDir, err = os.MkdirTemp("", "autoscaler-integration-"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer func() {
-		if code == 0 && os.Getenv("AUTOSCALER_KEEP_LOGS") == "" {
-			_ = os.RemoveAll(logDir)
-		} else {
-			fmt.Fprintf(os.Stderr, "autoscaler tests: the logs of the cluster and Karpenter are in %s\n", logDir)
-		}
-	}()
-	start := time.Now()
-	if cluster, err = localcluster.Start(assets, logDir); err != nil {
-		fmt.Fprintf(os.Stderr, "autoscaler tests: %v\n", err)
-		return 1
-	}
-	defer func() {
-		if err := cluster.Stop(); err != nil {
-			fmt.Fprintf(os.Stderr, "stopping the control plane: %v\n", err)
-		}
-	}()
-	client = kubernetes.NewForConfigOrDie(cluster.Config)
-	ctx, cancel := context.WithTimeout(klog.NewContext(context.Background(), klog.Background()), 3*time.Minute)
-	defer cancel()
-	if kp, err = karpenter.Start(ctx, cluster, assets, logDir); err != nil {
-		fmt.Fprintf(os.Stderr, "autoscaler tests: %v\n", err)
-		return 1
-	}
-	if err := kp.CreateNodeClass(ctx); err != nil {
-		fmt.Fprintf(os.Stderr, "autoscaler tests: %v\n", err)
-		return 1
-	}
-	fmt.Fprintf(os.Stderr, "autoscaler tests: cluster and Karpenter ready in %s\n", time.Since(start).Round(100*time.Millisecond))
-	return m.Run()
+	return kp.CreateNodeClass(ctx)
 }

@@ -17,7 +17,6 @@ limitations under the License.
 package autoscaler
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -25,8 +24,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -44,6 +41,7 @@ import (
 
 	"github.com/adminsched/scheduler-plugins/internal/localcluster/karpenter"
 	"github.com/adminsched/scheduler-plugins/internal/testconfig"
+	"github.com/adminsched/scheduler-plugins/test/integration/framework"
 )
 
 const (
@@ -222,26 +220,6 @@ func defaultProfileConfig() *configv1.KubeSchedulerConfiguration {
 	return testconfig.New(cluster.KubeconfigPath, configv1.KubeSchedulerProfile{SchedulerName: ptr.To(schedulerName)})
 }
 
-// schedulerProcess is bin/kube-scheduler run as a child process.
-type schedulerProcess struct {
-	cmd  *exec.Cmd
-	mu   sync.Mutex
-	out  bytes.Buffer
-	done chan struct{}
-}
-
-func (p *schedulerProcess) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.out.Write(b)
-}
-
-func (p *schedulerProcess) output() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.out.String()
-}
-
 // startScheduler runs our scheduler binary (SCHEDULER_BINARY, else
 // bin/kube-scheduler, which make integration-test builds) with cfg until
 // the test ends; its output is logged if the test failed.
@@ -254,29 +232,11 @@ func (tc *testContext) startScheduler(cfg *configv1.KubeSchedulerConfiguration) 
 	if _, err := os.Stat(bin); err != nil {
 		tc.t.Fatalf("these tests run the scheduler binary: build it with `make build` (or set SCHEDULER_BINARY): %v", err)
 	}
-	p := &schedulerProcess{done: make(chan struct{})}
-	// No serving port: nothing here reads its metrics or health.
-	p.cmd = exec.Command(bin, "--config="+testconfig.Write(tc.t, cfg), "--secure-port=0", "--v=2")
-	p.cmd.Stdout, p.cmd.Stderr = p, p
-	if err := p.cmd.Start(); err != nil {
+	// No serving port: nothing here reads its metrics or health. The
+	// scheduler stops before the cluster is emptied: cleanups run last-in
+	// first-out, and newTestContext registered that one first.
+	cmd := exec.Command(bin, "--config="+testconfig.Write(tc.t, cfg), "--secure-port=0", "--v=2")
+	if _, err := framework.StartProcess(tc.t, "the scheduler", cmd); err != nil {
 		tc.t.Fatalf("starting %s: %v", bin, err)
 	}
-	go func() {
-		_ = p.cmd.Wait()
-		close(p.done)
-	}()
-	// Cleanups run last-in first-out: the scheduler stops before the
-	// cluster is emptied (newTestContext's cleanup).
-	tc.t.Cleanup(func() {
-		_ = p.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-p.done:
-		case <-time.After(30 * time.Second):
-			_ = p.cmd.Process.Kill()
-			<-p.done
-		}
-		if tc.t.Failed() {
-			tc.t.Logf("output of the scheduler:\n%s", p.output())
-		}
-	})
 }
