@@ -32,6 +32,10 @@ const stateKey fwk.StateKey = Name
 // cycle state for Filter and PreScore. Without a Require rule Filter has
 // nothing to do: PreFilter returns Skip.
 func (pl *PlacementPolicy) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
+	// Most pods: no rule can select them (see gate).
+	if !pl.gate.mayApply(pod) {
+		return nil, &pl.skip
+	}
 	s, err := pl.rulesFor(pod)
 	if err != nil {
 		return nil, fwk.AsStatus(err)

@@ -30,6 +30,10 @@ import (
 // PreFilter did not find the rules (a profile that enables the plugin at
 // score only), PreScore counts the attempt for them.
 func (pl *PlacementPolicy) PreScore(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) *fwk.Status {
+	// Most pods: no rule can select them (see gate).
+	if !pl.gate.mayApply(pod) {
+		return &pl.skip
+	}
 	s, fromPreFilter, err := pl.cycleRulesFrom(state, pod)
 	if err != nil {
 		return fwk.AsStatus(err)
