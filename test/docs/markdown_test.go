@@ -51,7 +51,7 @@ func parseBlocks(doc string) ([]block, error) {
 	for i := 0; i < len(lines); i++ {
 		m := fenceRE.FindStringSubmatch(lines[i])
 		if m == nil {
-			if strings.Contains(lines[i], "doc-test:") && (i+1 >= len(lines) || fenceRE.FindStringSubmatch(lines[i+1]) == nil) {
+			if directiveRE.MatchString(lines[i]) && (i+1 >= len(lines) || fenceRE.FindStringSubmatch(lines[i+1]) == nil) {
 				errs = append(errs, fmt.Sprintf("line %d: a doc-test directive must stand on the line just before a fence", i+1))
 			}
 			continue

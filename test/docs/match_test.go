@@ -165,6 +165,7 @@ func TestParseBlocks(t *testing.T) {
 		{"<!-- doc-test: run -->\n```console\nls\n```\n", "without a \"$ \" command line"},
 		{"<!-- doc-test: runn -->\n```sh\nls\n```\n", `unknown doc-test directive "runn"`},
 		{"<!-- doc-test: run -->\n\n```sh\nls\n```\n", "just before a fence"},
+		{"mark it <!-- doc-test: run --> in text\n<!-- doc-test: run -->\nls\n", "just before a fence"},
 	} {
 		if _, err := parseBlocks(bad.doc); err == nil || !strings.Contains(err.Error(), bad.err) {
 			t.Errorf("parseBlocks(%q): %v, want an error with %q", bad.doc, err, bad.err)
