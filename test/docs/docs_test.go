@@ -72,7 +72,7 @@ func docNames(t *testing.T) []string {
 // fast, and needs nothing built.
 func TestDirectives(t *testing.T) {
 	names := docNames(t)
-	if len(names) < 10 {
+	if *only == "" && len(names) < 10 {
 		t.Fatalf("README.md links %d docs: %v", len(names)-1, names)
 	}
 	for _, name := range names {
