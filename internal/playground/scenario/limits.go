@@ -20,10 +20,31 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/adminsched/scheduler-plugins/internal/filelimit"
+)
+
+// Size limits of a scenario. The playground expands node counts and replicas
+// in memory and creates every node and pod on one embedded API server, so a
+// scenario is capped well below what would exhaust either; upstream's
+// scheduler_perf runs up to 5,000 nodes and 10,000 pods the same way.
+const (
+	// MaxNodes caps a node spec's count and the number of nodes a scenario
+	// makes in total.
+	MaxNodes = 10000
+	// MaxPods caps a ReplicaSet's or Deployment's spec.replicas and the
+	// number of pods a scenario makes in total.
+	MaxPods = 10000
+	// MaxAnnotationBytes caps the node annotations a scenario makes in
+	// total (keys and values, times each spec's count): the API server
+	// allows 256 KiB per node, which 10,000 nodes would turn into 2.5 GiB.
+	MaxAnnotationBytes = 16 << 20
 )
 
 // MaxScenarioBytes caps a scenario file and its base. The largest scenario
@@ -68,6 +89,28 @@ func inClone(path, binDir string) string {
 	alt := filepath.Join(filepath.Dir(binDir), path)
 	if fi, err := os.Stat(alt); err == nil && fi.Mode().IsRegular() {
 		return alt
+	}
+	return ""
+}
+
+// quantityOutOfRange says why q is larger than the scheduler can count a
+// resource name in, or returns "": CPU in millicores and other resources in
+// units as int64, pods as an int (framework.Resource). A larger value (cpu:
+// 1e100) would be clamped or wrap there and make a node nothing fits on.
+func quantityOutOfRange(name corev1.ResourceName, q resource.Quantity) string {
+	switch name {
+	case corev1.ResourceCPU:
+		if largest := resource.NewMilliQuantity(math.MaxInt64, resource.DecimalSI); q.Cmp(*largest) > 0 {
+			return fmt.Sprintf("must be at most %s (the scheduler counts CPU in millicores, as an int64)", largest)
+		}
+	case corev1.ResourcePods:
+		if largest := resource.NewQuantity(math.MaxInt, resource.DecimalSI); q.Cmp(*largest) > 0 {
+			return fmt.Sprintf("must be at most %s (the scheduler counts pods as an int)", largest)
+		}
+	default:
+		if largest := resource.NewQuantity(math.MaxInt64, resource.DecimalSI); q.Cmp(*largest) > 0 {
+			return fmt.Sprintf("must be at most %s (the scheduler counts it as an int64)", largest)
+		}
 	}
 	return ""
 }

@@ -31,6 +31,9 @@ import (
 	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
+// Object is one Kubernetes object of a scenario, as written in the file.
+type Object map[string]interface{}
+
 // decoded is one object of the scenario as validation read it: typed for
 // the kinds of the kind table, unstructured for any other.
 type decoded struct {

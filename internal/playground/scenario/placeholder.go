@@ -22,7 +22,8 @@ import (
 	"time"
 )
 
-// Placeholders of annotation values. A scenario is replayed at any time, so
+// Placeholders of annotation values, the companion of the nodes section
+// (nodes.go), which would pass 350 lines with them. A scenario is replayed at any time, so
 // a node annotation that holds a time (such as the MaintenanceWindow
 // plugin's scheduling.adminsched.io/maintenance-window) says it relative to
 // when the nodes are created: ${now}, ${now+2h}, ${now-30m}, ${now+1h30m}.

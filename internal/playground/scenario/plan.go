@@ -18,17 +18,12 @@ package scenario
 
 import (
 	"fmt"
-	"maps"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
@@ -143,67 +138,3 @@ func defaulted(d decoded, schedulerNames []string) (*unstructured.Unstructured, 
 	unstructured.RemoveNestedField(m, "spec", "template", "metadata", "creationTimestamp")
 	return &unstructured.Unstructured{Object: m}, nil
 }
-
-// nodeNames is the names of the nodes a spec makes: Name, or Name-1..Name-Count.
-func nodeNames(n NodeSpec) []string {
-	count := ptr.Deref(n.Count, 1)
-	if count <= 1 {
-		return []string{n.Name}
-	}
-	names := make([]string, 0, count)
-	for i := 1; i <= count; i++ {
-		names = append(names, fmt.Sprintf("%s-%d", n.Name, i))
-	}
-	return names
-}
-
-// NodeObjects returns the nodes, ready (cordoned when their spec says
-// unschedulable), with their allocatable resources also as capacity. The
-// placeholders of annotation values (${now}, ${now+2h}, ...) are expanded
-// relative to now, the time the nodes are created; every node gets its own
-// copy of its spec's labels and annotations. Nodes may be created with
-// their status: create them so, lest KWOK's first status update come
-// before a second one of ours.
-func (p *Plan) NodeObjects(now time.Time) []*corev1.Node {
-	now = now.UTC().Truncate(time.Second)
-	var nodes []*corev1.Node
-	for _, spec := range p.Scenario.Nodes {
-		res := corev1.ResourceList{
-			corev1.ResourceCPU:    quantityOr(spec.Allocatable.CPU, DefaultCPU),
-			corev1.ResourceMemory: quantityOr(spec.Allocatable.Memory, DefaultMemory),
-			corev1.ResourcePods:   quantityOr(spec.Allocatable.Pods, DefaultPods),
-		}
-		// Expanded once per spec: the nodes share the value strings, not
-		// the maps.
-		annotations := expandAnnotations(spec.Annotations, now)
-		for _, name := range nodeNames(spec) {
-			labels := maps.Clone(spec.Labels)
-			if labels == nil {
-				labels = map[string]string{}
-			}
-			labels[corev1.LabelHostname] = name
-			nodes = append(nodes, &corev1.Node{
-				TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
-				ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, Annotations: maps.Clone(annotations)},
-				Spec:       corev1.NodeSpec{Taints: append([]corev1.Taint(nil), spec.Taints...), Unschedulable: spec.Unschedulable},
-				Status: corev1.NodeStatus{
-					Capacity:    res.DeepCopy(),
-					Allocatable: res.DeepCopy(),
-					Conditions:  []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady"}},
-				},
-			})
-		}
-	}
-	return nodes
-}
-
-func quantityOr(q Quantity, def string) resource.Quantity {
-	if q == "" {
-		q = Quantity(def)
-	}
-	return resource.MustParse(string(q))
-}
-
-// NodeNames is the names of the nodes spec makes, in order: its name, or
-// name-1 .. name-count.
-func NodeNames(spec NodeSpec) []string { return nodeNames(spec) }

@@ -19,7 +19,6 @@ package scenario
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
@@ -175,66 +174,5 @@ steps:
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v, want %q", err, want)
 		}
-	}
-}
-
-// TestNodeAnnotations: NodeObjects expands the placeholders at the time it
-// is given and gives every node its own copy of its spec's annotations.
-func TestNodeAnnotations(t *testing.T) {
-	s, err := Decode("s.yaml", []byte(`
-nodes:
-  - name: maint
-    count: 3
-    annotations:
-      scheduling.adminsched.io/maintenance-window: "${now+2h}/${now+4h}"
-      example.com/team: infra
-  - name: plain
-  - name: fixed
-    annotations: {scheduling.adminsched.io/maintenance-window: "2030-01-01T00:00:00Z/2030-01-01T01:00:00Z"}
-`), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Date(2031, time.March, 4, 8, 15, 30, 999_999_999, time.UTC)
-	nodes := s.NodeObjects(now)
-	got := map[string]map[string]string{}
-	for _, n := range nodes {
-		got[n.Name] = n.Annotations
-	}
-	maint := map[string]string{
-		"scheduling.adminsched.io/maintenance-window": "2031-03-04T10:15:30Z/2031-03-04T12:15:30Z",
-		"example.com/team":                            "infra",
-	}
-	want := map[string]map[string]string{
-		"maint-1": maint,
-		"maint-2": maint,
-		"maint-3": maint,
-		"plain":   nil,
-		"fixed":   {"scheduling.adminsched.io/maintenance-window": "2030-01-01T00:00:00Z/2030-01-01T01:00:00Z"},
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("annotations (-want +got):\n%s", diff)
-	}
-
-	// Every node has its own map, and none is the spec's.
-	nodes[0].Annotations["example.com/team"] = "changed"
-	nodes[0].Annotations["example.com/added"] = "x"
-	if diff := cmp.Diff(maint, nodes[1].Annotations); diff != "" {
-		t.Errorf("changing maint-1's annotations changed maint-2's (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(maint, nodes[2].Annotations); diff != "" {
-		t.Errorf("changing maint-1's annotations changed maint-3's (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff("${now+2h}/${now+4h}", s.Scenario.Nodes[0].Annotations["scheduling.adminsched.io/maintenance-window"]); diff != "" {
-		t.Errorf("the spec's annotation (-want +got):\n%s", diff)
-	}
-	if _, ok := s.Scenario.Nodes[0].Annotations["example.com/added"]; ok {
-		t.Errorf("changing maint-1's annotations changed the spec's")
-	}
-
-	// Made again later, the same scenario gives later times.
-	later := s.NodeObjects(now.Add(24 * time.Hour))
-	if diff := cmp.Diff("2031-03-05T10:15:30Z/2031-03-05T12:15:30Z", later[0].Annotations["scheduling.adminsched.io/maintenance-window"]); diff != "" {
-		t.Errorf("a day later (-want +got):\n%s", diff)
 	}
 }

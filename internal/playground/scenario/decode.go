@@ -21,24 +21,17 @@ limitations under the License.
 package scenario
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"reflect"
-	"strconv"
+	"strings"
 
-	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
 	"github.com/adminsched/scheduler-plugins/internal/yaml11"
-)
-
-// Defaults for a node's allocatable resources.
-const (
-	DefaultCPU    = "8"
-	DefaultMemory = "32Gi"
-	DefaultPods   = "110"
 )
 
 // Scenario is the content of a scenario file.
@@ -82,68 +75,6 @@ type Scenario struct {
 	Expect []Assertion `json:"expect,omitempty"`
 }
 
-// NodeSpec describes one node, or Count nodes named Name-1..Name-Count.
-type NodeSpec struct {
-	Name string `json:"name"`
-	// Count defaults to 1.
-	Count *int `json:"count,omitempty"`
-	// Labels are given to every node of the spec, with
-	// kubernetes.io/hostname set to the node's name.
-	Labels map[string]string `json:"labels,omitempty"`
-	// Annotations are given to every node of the spec. Keys are qualified
-	// names, and keys and values together at most 256 KiB, as on the API
-	// server. A value may hold times relative to when the nodes are created:
-	// ${now}, ${now+2h}, ${now-30m}, ${now+1h30m} (a Go duration after the
-	// sign) each become that time in UTC, to the second, in RFC 3339, e.g.
-	//
-	//	annotations:
-	//	  scheduling.adminsched.io/maintenance-window: "${now+1h}/${now+3h}"
-	Annotations map[string]string `json:"annotations,omitempty"`
-	Taints      []corev1.Taint    `json:"taints,omitempty"`
-	Allocatable Allocatable       `json:"allocatable,omitempty"`
-	// Unschedulable marks the nodes cordoned (spec.unschedulable).
-	Unschedulable bool `json:"unschedulable,omitempty"`
-}
-
-// Allocatable is a node's allocatable (and capacity) resources.
-type Allocatable struct {
-	// CPU defaults to DefaultCPU.
-	CPU Quantity `json:"cpu,omitempty"`
-	// Memory defaults to DefaultMemory.
-	Memory Quantity `json:"memory,omitempty"`
-	// Pods defaults to DefaultPods.
-	Pods Quantity `json:"pods,omitempty"`
-}
-
-// Quantity is a resource quantity as written in the file, a YAML number or
-// string. Validation parses it, so that a bad value is reported with its field.
-type Quantity string
-
-// UnmarshalJSON accepts a JSON string or number.
-func (q *Quantity) UnmarshalJSON(data []byte) error {
-	data = bytes.TrimSpace(data)
-	if bytes.Equal(data, []byte("null")) {
-		*q = ""
-		return nil
-	}
-	if len(data) > 0 && data[0] == '"' {
-		s, err := strconv.Unquote(string(data))
-		if err != nil {
-			return err
-		}
-		*q = Quantity(s)
-		return nil
-	}
-	if _, err := strconv.ParseFloat(string(data), 64); err != nil {
-		return fmt.Errorf("quantity must be a number or a string, got %s", data)
-	}
-	*q = Quantity(data)
-	return nil
-}
-
-// Object is one Kubernetes object of a scenario, as written in the file.
-type Object map[string]interface{}
-
 // Load reads, decodes, checks and compiles a scenario file.
 // schedulerNames are the profiles of the scheduler that will run it: pods
 // may ask only for them, and the first is given to pods that name none.
@@ -182,6 +113,37 @@ func Decode(file string, data []byte, schedulerNames []string) (*Plan, error) {
 	return compile(merged.scenario, objects, schedulerNames)
 }
 
+// Validate returns every problem of s with its field path; it changes
+// nothing. schedulerNames, when not empty, are the only scheduler names
+// pods may ask for. It checks the sizes (MaxNodes, MaxPods) before it
+// expands anything, so an oversized scenario is rejected without
+// allocating for its size.
+func Validate(s *Scenario, schedulerNames []string) field.ErrorList {
+	_, errs := validate(s, schedulerNames)
+	return errs
+}
+
+// validate is Validate that also returns the objects as it decoded them.
+func validate(s *Scenario, schedulerNames []string) ([]decoded, field.ErrorList) {
+	nodes := nodeSet(s.Nodes)
+	errs := validateNodes(s.Nodes)
+	errs = append(errs, validateBoundPods(s.BoundPods, nodes)...)
+	objects, objErrs := decodeObjects(s.Objects, nodes, schedulerNames)
+	errs = append(errs, objErrs...)
+	refs := scenarioRefs{objects: sets.New[string](), namespaces: sets.New[string](), nodes: nodes}
+	for _, o := range objects {
+		refs.objects.Insert(o.key())
+		refs.namespaces.Insert(o.namespaces()...)
+	}
+	if len(objErrs) > 0 {
+		// An object that did not decode may be the one named.
+		refs.objects, refs.namespaces = nil, nil
+	}
+	errs = append(errs, validateLicenses(s.Licenses)...)
+	errs = append(errs, validateSteps(s.Steps, refs.objects, s.Licenses)...)
+	return objects, append(errs, validateExpect(s.Expect, s.Config, refs)...)
+}
+
 // inFile prefixes err with file, each of its errors when it joins several
 // (every unknown field of a file), so that each line names the file.
 func inFile(file string, err error) error {
@@ -218,4 +180,38 @@ func unmarshalStrict(data []byte, v interface{}) error {
 		return errors.Join(strictErrs...)
 	}
 	return err
+}
+
+// ValidationError lists every problem of a scenario file.
+type ValidationError struct {
+	File string
+	Errs field.ErrorList
+}
+
+func (e *ValidationError) Error() string {
+	lines := make([]string, 0, len(e.Errs))
+	for _, err := range e.Errs {
+		lines = append(lines, fmt.Sprintf("%s: %v", e.File, err))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Invalid wraps an error of Load or Decode as one message: one problem on
+// the line of "invalid scenario:", several as an indented list under their
+// count, one per line.
+func Invalid(err error) error {
+	return &invalidError{err: err}
+}
+
+type invalidError struct{ err error }
+
+func (e *invalidError) Unwrap() error { return e.err }
+
+func (e *invalidError) Error() string {
+	msg := e.err.Error()
+	n := strings.Count(msg, "\n") + 1
+	if n == 1 {
+		return "invalid scenario: " + msg
+	}
+	return fmt.Sprintf("invalid scenario (%d problems):\n  %s", n, strings.ReplaceAll(msg, "\n", "\n  "))
 }

@@ -17,16 +17,17 @@ limitations under the License.
 package scenario
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
-	"strings"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -34,86 +35,70 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// ValidationError lists every problem of a scenario file.
-type ValidationError struct {
-	File string
-	Errs field.ErrorList
-}
-
-func (e *ValidationError) Error() string {
-	lines := make([]string, 0, len(e.Errs))
-	for _, err := range e.Errs {
-		lines = append(lines, fmt.Sprintf("%s: %v", e.File, err))
-	}
-	return strings.Join(lines, "\n")
-}
-
-// Invalid wraps an error of Load or Decode as one message: one problem on
-// the line of "invalid scenario:", several as an indented list under their
-// count, one per line.
-func Invalid(err error) error {
-	return &invalidError{err: err}
-}
-
-type invalidError struct{ err error }
-
-func (e *invalidError) Unwrap() error { return e.err }
-
-func (e *invalidError) Error() string {
-	msg := e.err.Error()
-	n := strings.Count(msg, "\n") + 1
-	if n == 1 {
-		return "invalid scenario: " + msg
-	}
-	return fmt.Sprintf("invalid scenario (%d problems):\n  %s", n, strings.ReplaceAll(msg, "\n", "\n  "))
-}
-
-// Size limits of a scenario. The playground expands node counts and replicas
-// in memory and creates every node and pod on one embedded API server, so a
-// scenario is capped well below what would exhaust either; upstream's
-// scheduler_perf runs up to 5,000 nodes and 10,000 pods the same way.
+// Defaults for a node's allocatable resources.
 const (
-	// MaxNodes caps a node spec's count and the number of nodes a scenario
-	// makes in total.
-	MaxNodes = 10000
-	// MaxPods caps a ReplicaSet's or Deployment's spec.replicas and the
-	// number of pods a scenario makes in total.
-	MaxPods = 10000
-	// MaxAnnotationBytes caps the node annotations a scenario makes in
-	// total (keys and values, times each spec's count): the API server
-	// allows 256 KiB per node, which 10,000 nodes would turn into 2.5 GiB.
-	MaxAnnotationBytes = 16 << 20
+	DefaultCPU    = "8"
+	DefaultMemory = "32Gi"
+	DefaultPods   = "110"
 )
 
-// Validate returns every problem of s with its field path; it changes
-// nothing. schedulerNames, when not empty, are the only scheduler names
-// pods may ask for. It checks the sizes (MaxNodes, MaxPods) before it
-// expands anything, so an oversized scenario is rejected without
-// allocating for its size.
-func Validate(s *Scenario, schedulerNames []string) field.ErrorList {
-	_, errs := validate(s, schedulerNames)
-	return errs
+// NodeSpec describes one node, or Count nodes named Name-1..Name-Count.
+type NodeSpec struct {
+	Name string `json:"name"`
+	// Count defaults to 1.
+	Count *int `json:"count,omitempty"`
+	// Labels are given to every node of the spec, with
+	// kubernetes.io/hostname set to the node's name.
+	Labels map[string]string `json:"labels,omitempty"`
+	// Annotations are given to every node of the spec. Keys are qualified
+	// names, and keys and values together at most 256 KiB, as on the API
+	// server. A value may hold times relative to when the nodes are created:
+	// ${now}, ${now+2h}, ${now-30m}, ${now+1h30m} (a Go duration after the
+	// sign) each become that time in UTC, to the second, in RFC 3339, e.g.
+	//
+	//	annotations:
+	//	  scheduling.adminsched.io/maintenance-window: "${now+1h}/${now+3h}"
+	Annotations map[string]string `json:"annotations,omitempty"`
+	Taints      []corev1.Taint    `json:"taints,omitempty"`
+	Allocatable Allocatable       `json:"allocatable,omitempty"`
+	// Unschedulable marks the nodes cordoned (spec.unschedulable).
+	Unschedulable bool `json:"unschedulable,omitempty"`
 }
 
-// validate is Validate that also returns the objects as it decoded them.
-func validate(s *Scenario, schedulerNames []string) ([]decoded, field.ErrorList) {
-	nodes := nodeSet(s.Nodes)
-	errs := validateNodes(s.Nodes)
-	errs = append(errs, validateBoundPods(s.BoundPods, nodes)...)
-	objects, objErrs := decodeObjects(s.Objects, nodes, schedulerNames)
-	errs = append(errs, objErrs...)
-	refs := scenarioRefs{objects: sets.New[string](), namespaces: sets.New[string](), nodes: nodes}
-	for _, o := range objects {
-		refs.objects.Insert(o.key())
-		refs.namespaces.Insert(o.namespaces()...)
+// Allocatable is a node's allocatable (and capacity) resources.
+type Allocatable struct {
+	// CPU defaults to DefaultCPU.
+	CPU Quantity `json:"cpu,omitempty"`
+	// Memory defaults to DefaultMemory.
+	Memory Quantity `json:"memory,omitempty"`
+	// Pods defaults to DefaultPods.
+	Pods Quantity `json:"pods,omitempty"`
+}
+
+// Quantity is a resource quantity as written in the file, a YAML number or
+// string. Validation parses it, so that a bad value is reported with its field.
+type Quantity string
+
+// UnmarshalJSON accepts a JSON string or number.
+func (q *Quantity) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	if bytes.Equal(data, []byte("null")) {
+		*q = ""
+		return nil
 	}
-	if len(objErrs) > 0 {
-		// An object that did not decode may be the one named.
-		refs.objects, refs.namespaces = nil, nil
+	if len(data) > 0 && data[0] == '"' {
+		s, err := strconv.Unquote(string(data))
+		if err != nil {
+			return err
+		}
+		*q = Quantity(s)
+		return nil
 	}
-	errs = append(errs, validateLicenses(s.Licenses)...)
-	errs = append(errs, validateSteps(s.Steps, refs.objects, s.Licenses)...)
-	return objects, append(errs, validateExpect(s.Expect, s.Config, refs)...)
+	if _, err := strconv.ParseFloat(string(data), 64); err != nil {
+		return fmt.Errorf("quantity must be a number or a string, got %s", data)
+	}
+	*q = Quantity(data)
+	return nil
 }
 
 // nodeSet is the names of the nodes the specs make, or nil when they are
@@ -282,24 +267,66 @@ func validateAllocatable(a Allocatable, path *field.Path) field.ErrorList {
 	return errs
 }
 
-// quantityOutOfRange says why q is larger than the scheduler can count a
-// resource name in, or returns "": CPU in millicores and other resources in
-// units as int64, pods as an int (framework.Resource). A larger value (cpu:
-// 1e100) would be clamped or wrap there and make a node nothing fits on.
-func quantityOutOfRange(name corev1.ResourceName, q resource.Quantity) string {
-	switch name {
-	case corev1.ResourceCPU:
-		if largest := resource.NewMilliQuantity(math.MaxInt64, resource.DecimalSI); q.Cmp(*largest) > 0 {
-			return fmt.Sprintf("must be at most %s (the scheduler counts CPU in millicores, as an int64)", largest)
+// nodeNames is the names of the nodes a spec makes: Name, or Name-1..Name-Count.
+func nodeNames(n NodeSpec) []string {
+	count := ptr.Deref(n.Count, 1)
+	if count <= 1 {
+		return []string{n.Name}
+	}
+	names := make([]string, 0, count)
+	for i := 1; i <= count; i++ {
+		names = append(names, fmt.Sprintf("%s-%d", n.Name, i))
+	}
+	return names
+}
+
+// NodeObjects returns the nodes, ready (cordoned when their spec says
+// unschedulable), with their allocatable resources also as capacity. The
+// placeholders of annotation values (${now}, ${now+2h}, ...) are expanded
+// relative to now, the time the nodes are created; every node gets its own
+// copy of its spec's labels and annotations. Nodes may be created with
+// their status: create them so, lest KWOK's first status update come
+// before a second one of ours.
+func (p *Plan) NodeObjects(now time.Time) []*corev1.Node {
+	now = now.UTC().Truncate(time.Second)
+	var nodes []*corev1.Node
+	for _, spec := range p.Scenario.Nodes {
+		res := corev1.ResourceList{
+			corev1.ResourceCPU:    quantityOr(spec.Allocatable.CPU, DefaultCPU),
+			corev1.ResourceMemory: quantityOr(spec.Allocatable.Memory, DefaultMemory),
+			corev1.ResourcePods:   quantityOr(spec.Allocatable.Pods, DefaultPods),
 		}
-	case corev1.ResourcePods:
-		if largest := resource.NewQuantity(math.MaxInt, resource.DecimalSI); q.Cmp(*largest) > 0 {
-			return fmt.Sprintf("must be at most %s (the scheduler counts pods as an int)", largest)
-		}
-	default:
-		if largest := resource.NewQuantity(math.MaxInt64, resource.DecimalSI); q.Cmp(*largest) > 0 {
-			return fmt.Sprintf("must be at most %s (the scheduler counts it as an int64)", largest)
+		// Expanded once per spec: the nodes share the value strings, not
+		// the maps.
+		annotations := expandAnnotations(spec.Annotations, now)
+		for _, name := range nodeNames(spec) {
+			labels := maps.Clone(spec.Labels)
+			if labels == nil {
+				labels = map[string]string{}
+			}
+			labels[corev1.LabelHostname] = name
+			nodes = append(nodes, &corev1.Node{
+				TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
+				ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, Annotations: maps.Clone(annotations)},
+				Spec:       corev1.NodeSpec{Taints: append([]corev1.Taint(nil), spec.Taints...), Unschedulable: spec.Unschedulable},
+				Status: corev1.NodeStatus{
+					Capacity:    res.DeepCopy(),
+					Allocatable: res.DeepCopy(),
+					Conditions:  []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady"}},
+				},
+			})
 		}
 	}
-	return ""
+	return nodes
 }
+
+func quantityOr(q Quantity, def string) resource.Quantity {
+	if q == "" {
+		q = Quantity(def)
+	}
+	return resource.MustParse(string(q))
+}
+
+// NodeNames is the names of the nodes spec makes, in order: its name, or
+// name-1 .. name-count.
+func NodeNames(spec NodeSpec) []string { return nodeNames(spec) }
