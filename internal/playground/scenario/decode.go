@@ -75,42 +75,85 @@ type Scenario struct {
 	Expect []Assertion `json:"expect,omitempty"`
 }
 
-// Load reads, decodes, checks and compiles a scenario file.
-// schedulerNames are the profiles of the scheduler that will run it: pods
-// may ask only for them, and the first is given to pods that name none.
-// Empty skips both.
-func Load(path string, schedulerNames []string) (*Plan, error) {
+// File is a scenario file decoded and checked: its base merged, every
+// section validated except what depends on a scheduler config's profiles.
+// Decode it once, then Plan it for each scheduler config.
+type File struct {
+	// Path names the file in errors, as given to LoadFile or DecodeFile.
+	Path string
+	// Scenario is the file as written, its base merged in.
+	Scenario *Scenario
+
+	// merged says which file each entry of Scenario comes from, so that
+	// Plan's errors name it.
+	merged *merged
+	// objects are Scenario.Objects as validation decoded them, one each.
+	objects []decoded
+}
+
+// LoadFile reads a scenario file and decodes it (see DecodeFile).
+func LoadFile(path string) (*File, error) {
 	data, err := readScenarioFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return Decode(path, data, schedulerNames)
+	return DecodeFile(path, data)
 }
 
-// Decode decodes data strictly (an unknown field is an error), merges its
-// base if it names one (read relative to file's directory), checks it and
-// compiles it. file names the source in errors; with a base, each error
-// names the file its field comes from.
-func Decode(file string, data []byte, schedulerNames []string) (*Plan, error) {
+// DecodeFile decodes data strictly (an unknown field is an error), merges
+// its base if it names one (read relative to name's directory) and checks
+// everything but the pods' scheduler names, which Plan checks against each
+// scheduler config's profiles. name names the source in errors; with a
+// base, each error names the file its field comes from.
+func DecodeFile(name string, data []byte) (*File, error) {
 	if errs := yaml11.Check(data); len(errs) > 0 {
-		return nil, &ValidationError{File: file, Errs: errs}
+		return nil, &ValidationError{File: name, Errs: errs}
 	}
 	var s Scenario
 	if err := unmarshalStrict(data, &s); err != nil {
-		if other := notAScenario(file, data); other != nil {
+		if other := notAScenario(name, data); other != nil {
 			return nil, other
 		}
-		return nil, inFile(file, err)
+		return nil, inFile(name, err)
 	}
-	merged, err := mergeBase(file, &s)
+	merged, err := mergeBase(name, &s)
 	if err != nil {
 		return nil, err
 	}
-	objects, errs := validate(merged.scenario, schedulerNames)
+	objects, errs := validate(merged.scenario, nil)
 	if len(errs) > 0 {
 		return nil, merged.validationError(errs)
 	}
-	return compile(merged.scenario, objects, schedulerNames)
+	return &File{Path: name, Scenario: merged.scenario, merged: merged, objects: objects}, nil
+}
+
+// Plan checks f against schedulerNames, the profiles of the scheduler that
+// will run it, and compiles it: pods may ask only for them, and the first
+// is given to pods that name none. Empty skips both. Plan changes nothing
+// in f, so that one File is planned once per scheduler config.
+func (f *File) Plan(schedulerNames []string) (*Plan, error) {
+	if errs := validateSchedulerNames(f.objects, schedulerNames); len(errs) > 0 {
+		return nil, f.merged.validationError(errs)
+	}
+	return compile(f.Scenario, f.objects, schedulerNames)
+}
+
+// Load is LoadFile then File.Plan; kept until the engine takes a *File.
+func Load(path string, schedulerNames []string) (*Plan, error) {
+	f, err := LoadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return f.Plan(schedulerNames)
+}
+
+// Decode is DecodeFile then File.Plan; kept until the engine takes a *File.
+func Decode(file string, data []byte, schedulerNames []string) (*Plan, error) {
+	f, err := DecodeFile(file, data)
+	if err != nil {
+		return nil, err
+	}
+	return f.Plan(schedulerNames)
 }
 
 // Validate returns every problem of s with its field path; it changes

@@ -17,7 +17,11 @@ limitations under the License.
 package scenario
 
 import (
+	"errors"
+	"fmt"
 	"os/exec"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +29,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 )
@@ -257,5 +262,133 @@ func TestNoClient(t *testing.T) {
 				dep != "github.com/adminsched/scheduler-plugins/internal/playground/workload" {
 			t.Errorf("the scenario package links %s", dep)
 		}
+	}
+}
+
+// planFile is a scenario whose compile defaults something of every kind:
+// pods' scheduler names, a workload's template labels and selector, a
+// Job's restart policy, a step's apiVersion, a licenses step's from.
+const planFile = `nodes: [{name: a}]
+licenses: {features: [{name: MATLAB, seats: 4}]}
+objects:
+- {kind: Pod, metadata: {name: p}, spec: {containers: [{name: c, image: i}]}}
+- {kind: Deployment, metadata: {name: d}, spec: {replicas: 2, template: {spec: {containers: [{name: c, image: i}]}}}}
+- {kind: Job, metadata: {name: j}, spec: {template: {spec: {containers: [{name: c, image: i}]}}}}
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: cm}, data: {a: b}}
+steps:
+- {scale: {kind: Deployment, name: d, replicas: 3}}
+- {licenses: {feature: MATLAB, checkedOutElsewhere: 2}}
+`
+
+// schedulerNames are the scheduler names of the pods of plan's workloads,
+// in object order.
+func schedulerNames(t *testing.T, plan *Plan) []string {
+	t.Helper()
+	var names []string
+	for _, u := range plan.Objects {
+		path := []string{"spec", "template", "spec", "schedulerName"}
+		if u.GetKind() == "Pod" {
+			path = []string{"spec", "schedulerName"}
+		}
+		if u.GetKind() == "ConfigMap" {
+			continue
+		}
+		name, _, err := unstructured.NestedString(u.Object, path...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	return names
+}
+
+// TestFilePlanPerConfig: a File decoded once plans for several scheduler
+// configs, each plan with its own scheduler names, and stays as decoded.
+func TestFilePlanPerConfig(t *testing.T) {
+	f, err := DecodeFile("s.yaml", []byte(planFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := DecodeFile("s.yaml", []byte(planFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := f.Plan([]string{"first", "other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := f.Plan([]string{"second"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, err := f.Plan(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"first", "first", "first"}, schedulerNames(t, first)); diff != "" {
+		t.Errorf("first plan's scheduler names (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"second", "second", "second"}, schedulerNames(t, second)); diff != "" {
+		t.Errorf("second plan's scheduler names (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"", "", ""}, schedulerNames(t, none)); diff != "" {
+		t.Errorf("scheduler names without profiles (-want +got):\n%s", diff)
+	}
+	if first.Objects[3] == second.Objects[3] {
+		t.Errorf("two plans share the ConfigMap object")
+	}
+	if first.Steps[0].Scale.APIVersion != "apps/v1" || *first.Steps[1].Licenses.from != 0 {
+		t.Errorf("steps %+v, want the scale's apiVersion and the licenses step's from filled in", first.Steps)
+	}
+	if !reflect.DeepEqual(f, fresh) {
+		t.Errorf("planning changed the File:\n%+v\nwant as decoded:\n%+v", f.Scenario, fresh.Scenario)
+	}
+}
+
+// TestFilePlanChecksSchedulerNames: a pod's scheduler name is checked
+// against the profiles by Plan, not by DecodeFile, naming the field and the
+// profiles.
+func TestFilePlanChecksSchedulerNames(t *testing.T) {
+	data := node + `objects:
+- {kind: Pod, metadata: {name: p}, spec: {schedulerName: other, containers: [{name: c, image: i}]}}
+- {kind: Deployment, metadata: {name: d}, spec: {template: {spec: {schedulerName: other, containers: [{name: c, image: i}]}}}}
+- {kind: Pod, metadata: {name: bound}, spec: {nodeName: a, schedulerName: other, containers: [{name: c, image: i}]}}
+`
+	f, err := DecodeFile("s.yaml", []byte(data))
+	if err != nil {
+		t.Fatalf("DecodeFile: %v, want no error: the scheduler names depend on the scheduler config", err)
+	}
+	if _, err := f.Plan([]string{"other"}); err != nil {
+		t.Errorf("Plan with the pods' profile: %v", err)
+	}
+	_, err = f.Plan([]string{"default-scheduler", "custom"})
+	want := `s.yaml: objects[0].spec.schedulerName: Unsupported value: "other": supported values: "default-scheduler", "custom"` + "\n" +
+		`s.yaml: objects[1].spec.template.spec.schedulerName: Unsupported value: "other": supported values: "default-scheduler", "custom"`
+	if err == nil || err.Error() != want {
+		t.Errorf("Plan: %v, want\n%s", err, want)
+	}
+}
+
+// TestFilePlanBaseErrors: Plan's errors name the file, base or scenario,
+// of the object they are about, with its index there.
+func TestFilePlanBaseErrors(t *testing.T) {
+	pod := "- {kind: Pod, metadata: {name: %s}, spec: {schedulerName: %s, containers: [{name: c, image: i}]}}\n"
+	dir := writeScenarios(t, map[string]string{
+		"base.yaml": "nodes: [{name: a}]\nobjects:\n" + fmt.Sprintf(pod, "ok", "custom") + fmt.Sprintf(pod, "in-base", "other"),
+		"s.yaml":    "base: base.yaml\nobjects:\n" + fmt.Sprintf(pod, "in-scenario", "another"),
+	})
+	f, err := LoadFile(filepath.Join(dir, "s.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.Plan([]string{"custom"})
+	want := filepath.Join(dir, "base.yaml") + `: objects[1].spec.schedulerName: Unsupported value: "other": supported values: "custom"` + "\n" +
+		filepath.Join(dir, "s.yaml") + `: objects[0].spec.schedulerName: Unsupported value: "another": supported values: "custom"`
+	if err == nil || err.Error() != want {
+		t.Errorf("Plan: %v, want\n%s", err, want)
+	}
+	var verr *ValidationError
+	if !errors.As(err, &verr) || verr.File != filepath.Join(dir, "base.yaml") {
+		t.Errorf("Plan: %#v, want a *ValidationError of the base first", err)
 	}
 }

@@ -107,11 +107,7 @@ func decodeObjects(objects []Object, nodes sets.Set[string], schedulerNames []st
 			errs = append(errs, rule.check(d.typed, p)...)
 		}
 		if rule.podSpec != nil {
-			sp := p.Child("spec")
-			if rule.template != nil {
-				sp = sp.Child("template", "spec")
-			}
-			errs = append(errs, validatePodSpec(rule.podSpec(d.typed), sp, nodes, schedulerNames)...)
+			errs = append(errs, validatePodSpec(rule.podSpec(d.typed), podSpecPath(rule, p), nodes, schedulerNames)...)
 		}
 	}
 	if pods > MaxPods {
@@ -218,8 +214,37 @@ func validatePodSpec(spec *corev1.PodSpec, path *field.Path, nodes sets.Set[stri
 		}
 		return errs // bound already: no scheduler involved
 	}
-	if spec.SchedulerName != "" && len(schedulerNames) > 0 && !slices.Contains(schedulerNames, spec.SchedulerName) {
-		errs = append(errs, field.NotSupported(path.Child("schedulerName"), spec.SchedulerName, schedulerNames))
+	return append(errs, validateSchedulerName(spec, path, schedulerNames)...)
+}
+
+// validateSchedulerName checks that the pods of an unbound spec ask for one
+// of schedulerNames, the profiles of the scheduler that runs them, if they
+// ask for one; empty schedulerNames allow any.
+func validateSchedulerName(spec *corev1.PodSpec, path *field.Path, schedulerNames []string) field.ErrorList {
+	if spec.NodeName == "" && spec.SchedulerName != "" && len(schedulerNames) > 0 && !slices.Contains(schedulerNames, spec.SchedulerName) {
+		return field.ErrorList{field.NotSupported(path.Child("schedulerName"), spec.SchedulerName, schedulerNames)}
+	}
+	return nil
+}
+
+// validateSchedulerNames is validateSchedulerName for the objects of a
+// valid scenario, every one decoded, so that objects[i] is the file's
+// objects[i]. File.Plan checks them so, once per scheduler config.
+func validateSchedulerNames(objects []decoded, schedulerNames []string) field.ErrorList {
+	var errs field.ErrorList
+	for i, d := range objects {
+		if rule := kinds[d.kind]; d.typed != nil && rule.podSpec != nil {
+			p := podSpecPath(rule, field.NewPath("objects").Index(i))
+			errs = append(errs, validateSchedulerName(rule.podSpec(d.typed), p, schedulerNames)...)
+		}
 	}
 	return errs
+}
+
+// podSpecPath is the path of the pod spec of the object at p.
+func podSpecPath(rule kindRule, p *field.Path) *field.Path {
+	if rule.template != nil {
+		return p.Child("spec", "template", "spec")
+	}
+	return p.Child("spec")
 }

@@ -71,7 +71,8 @@ func compile(s *Scenario, objects []decoded, schedulerNames []string) (*Plan, er
 	}
 	apiVersions := map[string]string{} // object key -> apiVersion, for steps
 	for _, d := range objects {
-		u := d.other
+		// A copy: a File's objects serve every plan made of it.
+		u := d.other.DeepCopy()
 		if d.typed != nil {
 			var err error
 			if u, err = defaulted(d, schedulerNames); err != nil {
