@@ -25,6 +25,7 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/adminsched/scheduler-plugins/internal/playground/schedconfig"
 	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy/admission"
 )
 
@@ -35,14 +36,14 @@ const policiesInForceTimeout = 30 * time.Second
 // renderPolicies renders the PlacementPolicy rules of sc as
 // MutatingAdmissionPolicies, as bin/placement-admission does. A config
 // with nothing to render is an error: the flag would change nothing.
-func renderPolicies(sc *schedConfig) (*admission.Result, error) {
-	profiles, err := admission.FromConfig(sc.cfg)
+func renderPolicies(sc *schedconfig.Config) (*admission.Result, error) {
+	profiles, err := admission.FromConfig(sc.Loaded)
 	if err != nil {
-		return nil, fmt.Errorf("--admission-policies: scheduler config %s: %w", sc.source, err)
+		return nil, fmt.Errorf("--admission-policies: scheduler config %s: %w", sc.Source, err)
 	}
 	res, err := admission.Render(profiles, admission.Options{})
 	if err != nil {
-		return nil, fmt.Errorf("--admission-policies: scheduler config %s: %w", sc.source, err)
+		return nil, fmt.Errorf("--admission-policies: scheduler config %s: %w", sc.Source, err)
 	}
 	if len(res.Policies) == 0 {
 		why := "no profile runs PlacementPolicy at filter or score"
@@ -52,7 +53,7 @@ func renderPolicies(sc *schedConfig) (*admission.Result, error) {
 				why += fmt.Sprintf("; rule %q: %s", s.Rule, s.Reason)
 			}
 		}
-		return nil, fmt.Errorf("--admission-policies: scheduler config %s: nothing to render: %s", sc.source, why)
+		return nil, fmt.Errorf("--admission-policies: scheduler config %s: nothing to render: %s", sc.Source, why)
 	}
 	return res, nil
 }

@@ -42,6 +42,7 @@ import (
 	"github.com/adminsched/scheduler-plugins/internal/localcluster/karpenter"
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 	"github.com/adminsched/scheduler-plugins/internal/playground/scenario"
+	"github.com/adminsched/scheduler-plugins/internal/playground/schedconfig"
 	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy/admission"
 )
 
@@ -188,7 +189,7 @@ func Play(ctx context.Context, opts Options) (*Session, error) {
 	var timeouts []error
 	for i, sc := range prepared {
 		if len(prepared) > 1 {
-			fmt.Fprintf(progress, "run %d/%d with %s\n", i+1, len(prepared), sc.source)
+			fmt.Fprintf(progress, "run %d/%d with %s\n", i+1, len(prepared), sc.Source)
 		}
 		res, stop, err := runScenario(ctx, opts, sc, plans[i], policies, progress)
 		if res == nil {
@@ -200,13 +201,13 @@ func Play(ctx context.Context, opts Options) (*Session, error) {
 		if err != nil {
 			timeouts = append(timeouts, err)
 		}
-		session.Runs = append(session.Runs, report.Run{Config: sc.source, Result: *res})
-		session.Kubeconfig = sc.kubeconfig
+		session.Runs = append(session.Runs, report.Run{Config: sc.Source, Result: *res})
+		session.Kubeconfig = sc.Kubeconfig
 		if !opts.Keep || i < len(prepared)-1 {
 			stop()
 			continue
 		}
-		session.Profiles = sc.profiles
+		session.Profiles = sc.Profiles
 		session.stop, session.DefaultScheduler, err = keepUp(ctx, sc, stop, len(timeouts) == 0, progress)
 		if err != nil {
 			return nil, errors.Join(append(timeouts, err)...)
@@ -234,7 +235,7 @@ func CheckInputs(ctx context.Context, opts Options) error {
 // check is Play's checks of its inputs, then of its binaries: the prepared
 // configs, the plan per config and the rendered policies, or an
 // *InputError or *AssetsError.
-func check(ctx context.Context, opts Options) ([]*schedConfig, []*scenario.Plan, *admission.Result, error) {
+func check(ctx context.Context, opts Options) ([]*schedconfig.Config, []*scenario.Plan, *admission.Result, error) {
 	prepared, plans, policies, err := checkInputs(ctx, opts)
 	if err != nil {
 		return nil, nil, nil, err
@@ -252,7 +253,7 @@ func check(ctx context.Context, opts Options) ([]*schedConfig, []*scenario.Plan,
 
 // checkInputs is check's part that reads no binaries: every input is checked
 // before anything starts.
-func checkInputs(ctx context.Context, opts Options) ([]*schedConfig, []*scenario.Plan, *admission.Result, error) {
+func checkInputs(ctx context.Context, opts Options) ([]*schedconfig.Config, []*scenario.Plan, *admission.Result, error) {
 	logger := klog.FromContext(ctx)
 	if len(opts.Configs) == 0 {
 		return nil, nil, nil, &InputError{Err: errors.New("no scheduler config")}
@@ -261,13 +262,13 @@ func checkInputs(ctx context.Context, opts Options) ([]*schedConfig, []*scenario
 		return nil, nil, nil, &InputError{Err: fmt.Errorf("the timeout must be positive, got %v", opts.Timeout)}
 	}
 
-	var prepared []*schedConfig
+	var prepared []*schedconfig.Config
 	for i, c := range opts.Configs {
-		data, err := readConfig(c, opts.Builtin)
+		data, err := schedconfig.Read(c, opts.Builtin)
 		if err != nil {
-			return nil, nil, nil, &InputError{Err: err}
+			return nil, nil, nil, &InputError{Err: configNotFound(c, err)}
 		}
-		sc, err := prepareConfig(logger, c, data, filepath.Join(opts.WorkDir, fmt.Sprintf("run-%d", i+1)))
+		sc, err := schedconfig.Prepare(logger, c, data, filepath.Join(opts.WorkDir, fmt.Sprintf("run-%d", i+1)))
 		if err != nil {
 			return nil, nil, nil, &InputError{Err: err}
 		}
@@ -279,9 +280,9 @@ func checkInputs(ctx context.Context, opts Options) ([]*schedConfig, []*scenario
 	for i, sc := range prepared {
 		var err error
 		if data, ok := opts.Builtin[opts.Scenario]; ok {
-			plans[i], err = scenario.Decode(opts.Scenario, data, sc.profiles)
+			plans[i], err = scenario.Decode(opts.Scenario, data, sc.Profiles)
 		} else {
-			plans[i], err = scenario.Load(opts.Scenario, sc.profiles)
+			plans[i], err = scenario.Load(opts.Scenario, sc.Profiles)
 		}
 		if err != nil {
 			return nil, nil, nil, &InputError{Err: scenario.Invalid(err)}

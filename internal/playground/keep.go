@@ -27,6 +27,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/adminsched/scheduler-plugins/internal/localscheduler"
+	"github.com/adminsched/scheduler-plugins/internal/playground/schedconfig"
 )
 
 // defaultSchedulerConfig is the file name, in a run's directory, of the
@@ -41,7 +42,7 @@ const inTreeConfig = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSche
 // it: with the default scheduler added when sc has no profile of that
 // name and the run was complete (a run that timed out is not kept). It
 // returns the session's stop and whether the default scheduler runs.
-func keepUp(ctx context.Context, sc *schedConfig, stop func(), complete bool, progress io.Writer) (func(), bool, error) {
+func keepUp(ctx context.Context, sc *schedconfig.Config, stop func(), complete bool, progress io.Writer) (func(), bool, error) {
 	if !complete || !needsDefaultScheduler(sc) {
 		return stop, false, nil
 	}
@@ -61,8 +62,8 @@ func keepUp(ctx context.Context, sc *schedConfig, stop func(), complete bool, pr
 // default scheduler: a pod that names no scheduler gets schedulerName
 // default-scheduler from the API server, and on a real cluster the
 // default scheduler takes it; the config may serve that name itself.
-func needsDefaultScheduler(sc *schedConfig) bool {
-	return !slices.Contains(sc.profiles, corev1.DefaultSchedulerName)
+func needsDefaultScheduler(sc *schedconfig.Config) bool {
+	return !slices.Contains(sc.Profiles, corev1.DefaultSchedulerName)
 }
 
 // startDefaultScheduler starts, next to the run's scheduler, kube-scheduler
@@ -70,13 +71,13 @@ func needsDefaultScheduler(sc *schedConfig) bool {
 // default-scheduler), on the control plane of sc's kubeconfig, as a real
 // cluster runs it beside ours. It starts once the run's results are
 // collected, so that nothing in them counts it.
-func startDefaultScheduler(ctx context.Context, sc *schedConfig) (*localscheduler.Scheduler, error) {
+func startDefaultScheduler(ctx context.Context, sc *schedconfig.Config) (*localscheduler.Scheduler, error) {
 	// As the run's own copy: this control plane, no leader election.
-	data, err := RewriteSchedulerConfig([]byte(inTreeConfig), sc.kubeconfig)
+	data, err := schedconfig.Rewrite([]byte(inTreeConfig), sc.Kubeconfig)
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(filepath.Dir(sc.path), defaultSchedulerConfig)
+	path := filepath.Join(filepath.Dir(sc.Path), defaultSchedulerConfig)
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		return nil, err
 	}

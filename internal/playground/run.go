@@ -31,6 +31,7 @@ import (
 	"github.com/adminsched/scheduler-plugins/internal/playground/apply"
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 	"github.com/adminsched/scheduler-plugins/internal/playground/scenario"
+	"github.com/adminsched/scheduler-plugins/internal/playground/schedconfig"
 	"github.com/adminsched/scheduler-plugins/internal/playground/settle"
 	"github.com/adminsched/scheduler-plugins/internal/schedtrace/recorder"
 	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy/admission"
@@ -47,10 +48,10 @@ const nodesManagedTimeout = 2 * time.Minute
 // plan and waits. It returns the result (also on a timeout, with a
 // *TimeoutError), and stop, which stops the scheduler and the control plane,
 // whenever the control plane started.
-func runScenario(ctx context.Context, opts Options, sc *schedConfig, plan *scenario.Plan, policies *admission.Result, progress io.Writer) (*report.Result, func(), error) {
+func runScenario(ctx context.Context, opts Options, sc *schedconfig.Config, plan *scenario.Plan, policies *admission.Result, progress io.Writer) (*report.Result, func(), error) {
 	logger := klog.FromContext(ctx)
 	fmt.Fprintf(progress, "starting the control plane (%s) from %s\n", strings.Join(localcluster.Binaries, ", "), opts.Assets)
-	cp, err := localcluster.Start(opts.Assets, filepath.Dir(sc.path))
+	cp, err := localcluster.Start(opts.Assets, filepath.Dir(sc.Path))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -66,7 +67,7 @@ func runScenario(ctx context.Context, opts Options, sc *schedConfig, plan *scena
 			logger.Error(err, "Stopping the control plane")
 		}
 	})
-	if err := os.WriteFile(sc.kubeconfig, cp.KubeConfig, 0o600); err != nil {
+	if err := os.WriteFile(sc.Kubeconfig, cp.KubeConfig, 0o600); err != nil {
 		return nil, stop, err
 	}
 	client, err := kubernetes.NewForConfig(cp.Config)
@@ -108,7 +109,7 @@ func runScenario(ctx context.Context, opts Options, sc *schedConfig, plan *scena
 	// unschedulable before it looks.
 	var as *autoscaler
 	if opts.Karpenter {
-		if as, err = startKarpenter(ctx, cp, opts.Assets, filepath.Dir(sc.path), plan, progress); err != nil {
+		if as, err = startKarpenter(ctx, cp, opts.Assets, filepath.Dir(sc.Path), plan, progress); err != nil {
 			return nil, stop, err
 		}
 	}
@@ -130,7 +131,7 @@ func runScenario(ctx context.Context, opts Options, sc *schedConfig, plan *scena
 		stops = append(stops, driver.Stop)
 		alive = func() error { return errors.Join(cp.Err(), driver.Err()) }
 	}
-	fmt.Fprintf(progress, "starting the scheduler from %s (profiles: %s)\n", sc.source, strings.Join(sc.profiles, ", "))
+	fmt.Fprintf(progress, "starting the scheduler from %s (profiles: %s)\n", sc.Source, strings.Join(sc.Profiles, ", "))
 	var rec *recorder.Recorder
 	if opts.Explain {
 		rec = recorder.New()
@@ -164,7 +165,7 @@ func runScenario(ctx context.Context, opts Options, sc *schedConfig, plan *scena
 		return nil, stop, err
 	}
 	if err != nil {
-		err = &TimeoutError{Config: sc.source, Timeout: opts.Timeout, Err: err}
+		err = &TimeoutError{Config: sc.Source, Timeout: opts.Timeout, Err: err}
 	}
 	res, cerr := p.collect(ctx, client)
 	if cerr != nil {
@@ -193,10 +194,10 @@ func runScenario(ctx context.Context, opts Options, sc *schedConfig, plan *scena
 // startScheduler sets up the scheduler from sc and starts it, recording
 // its attempts into rec unless nil. A failing setup is the config's fault (a
 // plugin refused its args, say): an *InputError.
-func startScheduler(ctx context.Context, sc *schedConfig, rec *recorder.Recorder) (*localscheduler.Scheduler, error) {
-	s, err := localscheduler.Setup(ctx, sc.path)
+func startScheduler(ctx context.Context, sc *schedconfig.Config, rec *recorder.Recorder) (*localscheduler.Scheduler, error) {
+	s, err := localscheduler.Setup(ctx, sc.Path)
 	if err != nil {
-		return nil, &InputError{Err: fmt.Errorf("scheduler config %s: %w", sc.source, err)}
+		return nil, &InputError{Err: fmt.Errorf("scheduler config %s: %w", sc.Source, err)}
 	}
 	if rec != nil {
 		recorder.Install(ctx, s.Scheduler, rec)

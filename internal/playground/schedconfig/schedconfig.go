@@ -14,7 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package playground
+// Package schedconfig reads a KubeSchedulerConfiguration as kube-scheduler
+// would, refuses what kube-scheduler would refuse or silently ignore (args
+// of a plugin it lacks or does not enable, a scenario given in its place),
+// and rewrites a copy for a run: the run's kubeconfig, no leader election.
+package schedconfig
 
 import (
 	"encoding/json"
@@ -26,7 +30,7 @@ import (
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
-	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
+	"k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
 	"sigs.k8s.io/yaml"
 
@@ -35,16 +39,16 @@ import (
 	"github.com/adminsched/scheduler-plugins/internal/pluginnames"
 )
 
-// MaxConfigBytes caps a scheduler config file: 1 MiB is the most a
-// ConfigMap, where a scheduler's config usually lives, holds.
-const MaxConfigBytes = 1 << 20
+// MaxBytes caps a scheduler config file: 1 MiB is the most a ConfigMap,
+// where a scheduler's config usually lives, holds.
+const MaxBytes = 1 << 20
 
-// RewriteSchedulerConfig returns a KubeSchedulerConfiguration document with
+// Rewrite returns a KubeSchedulerConfiguration document with
 // clientConnection.kubeconfig set to kubeconfig and leader election off, the
 // rest unchanged. It edits the decoded document, not the text; numbers keep
 // their digits (a float64 round trip would turn 9223372036854775807 into
 // 9223372036854776000, which no int64 field takes).
-func RewriteSchedulerConfig(data []byte, kubeconfig string) ([]byte, error) {
+func Rewrite(data []byte, kubeconfig string) ([]byte, error) {
 	var doc map[string]interface{}
 	useNumber := func(d *json.Decoder) *json.Decoder { d.UseNumber(); return d }
 	if err := yaml.Unmarshal(data, &doc, useNumber); err != nil {
@@ -69,36 +73,37 @@ func setField(doc map[string]interface{}, section, key string, value interface{}
 	m[key] = value
 }
 
-// schedConfig is a scheduler config file made ready for one run.
-type schedConfig struct {
-	// source is the file the user gave.
-	source string
-	// path is the copy the scheduler reads: it points at kubeconfig and
+// Config is a scheduler config file made ready for one run.
+type Config struct {
+	// Source is the file the user gave.
+	Source string
+	// Path is the copy the scheduler reads: it points at Kubeconfig and
 	// has leader election off.
-	path string
-	// kubeconfig is where the run writes the control plane's kubeconfig.
-	kubeconfig string
-	// profiles are the config's scheduler names, the first being the default
-	// for pods that name none.
-	profiles []string
-	// cfg is the config as the scheduler loads it.
-	cfg *schedconfig.KubeSchedulerConfiguration
+	Path string
+	// Kubeconfig is where the run writes the control plane's kubeconfig.
+	Kubeconfig string
+	// Profiles are the config's scheduler names, the first being the
+	// default for pods that name none.
+	Profiles []string
+	// Loaded is the config as the scheduler loads it.
+	Loaded *config.KubeSchedulerConfiguration
 }
 
-// readConfig reads the scheduler config source: the built-in file of that
-// name if there is one, else the file, up to MaxConfigBytes.
-func readConfig(source string, builtin map[string][]byte) ([]byte, error) {
+// Read reads the scheduler config source: the built-in file of that name
+// if there is one, else the file, up to MaxBytes. A file's error wraps the
+// reader's, fs.ErrNotExist included, for the caller to explain.
+func Read(source string, builtin map[string][]byte) ([]byte, error) {
 	if data, ok := builtin[source]; ok {
 		return data, nil
 	}
-	data, err := filelimit.Read(source, MaxConfigBytes, "scheduler config file")
+	data, err := filelimit.Read(source, MaxBytes, "scheduler config file")
 	if err != nil {
-		return nil, fmt.Errorf("scheduler config: %w", configNotFound(source, err))
+		return nil, fmt.Errorf("scheduler config: %w", err)
 	}
 	return data, nil
 }
 
-// prepareConfig writes the copy of source (data, its bytes) for a run in dir
+// Prepare writes the copy of source (data, its bytes) for a run in dir
 // and validates it the way kube-scheduler does (decoding, defaulting,
 // validation), plus our plugins' args, so that a mistake stops the
 // playground before anything starts. Every error names source.
@@ -108,17 +113,17 @@ func readConfig(source string, builtin map[string][]byte) ([]byte, error) {
 // so the playground accepts and refuses exactly what the binary would, a
 // repeated key included; only then is the copy made, and loaded the same way
 // by the scheduler.
-func prepareConfig(logger klog.Logger, source string, data []byte, dir string) (*schedConfig, error) {
+func Prepare(logger klog.Logger, source string, data []byte, dir string) (*Config, error) {
 	if err := notAConfig(source, data); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	sc := &schedConfig{
-		source:     source,
-		path:       filepath.Join(dir, "scheduler-config.yaml"),
-		kubeconfig: filepath.Join(dir, "kubeconfig"),
+	sc := &Config{
+		Source:     source,
+		Path:       filepath.Join(dir, "scheduler-config.yaml"),
+		Kubeconfig: filepath.Join(dir, "kubeconfig"),
 	}
 	// The bytes read, verbatim, so that the loader sees what was checked.
 	given := filepath.Join(dir, "scheduler-config.given.yaml")
@@ -128,16 +133,16 @@ func prepareConfig(logger klog.Logger, source string, data []byte, dir string) (
 	if _, err := options.LoadConfigFromFile(logger, given); err != nil {
 		return nil, fmt.Errorf("scheduler config %s: %w", source, err)
 	}
-	out, err := RewriteSchedulerConfig(data, sc.kubeconfig)
+	out, err := Rewrite(data, sc.Kubeconfig)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler config %s: %w", source, err)
 	}
-	if err := os.WriteFile(sc.path, out, 0o600); err != nil {
+	if err := os.WriteFile(sc.Path, out, 0o600); err != nil {
 		return nil, err
 	}
-	cfg, err := options.LoadConfigFromFile(logger, sc.path)
+	cfg, err := options.LoadConfigFromFile(logger, sc.Path)
 	if err != nil {
-		return nil, fmt.Errorf("scheduler config %s (the playground's copy %s): %w", source, sc.path, err)
+		return nil, fmt.Errorf("scheduler config %s (the playground's copy %s): %w", source, sc.Path, err)
 	}
 	if err := validation.ValidateKubeSchedulerConfiguration(cfg); err != nil {
 		return nil, fmt.Errorf("scheduler config %s: %w", source, err)
@@ -150,9 +155,9 @@ func prepareConfig(logger klog.Logger, source string, data []byte, dir string) (
 	if errs := pluginnames.Check(&written, pluginnames.Known()); len(errs) > 0 {
 		return nil, fmt.Errorf("scheduler config %s: %w", source, errs.ToAggregate())
 	}
-	sc.cfg = cfg
+	sc.Loaded = cfg
 	for i, prof := range cfg.Profiles {
-		sc.profiles = append(sc.profiles, prof.SchedulerName)
+		sc.Profiles = append(sc.Profiles, prof.SchedulerName)
 		for j, pc := range prof.PluginConfig {
 			path := field.NewPath("profiles").Index(i).Child("pluginConfig").Index(j).Child("args")
 			if err := pluginvalidation.ValidatePluginArgs(path, pc.Name, pc.Args); err != nil {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package playground
+package schedconfig
 
 import (
 	"fmt"
@@ -33,10 +33,10 @@ import (
 
 const configHeader = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 
-// TestPrepareConfigAsKubeScheduler: the playground accepts exactly the
+// TestPrepareAsKubeScheduler: the playground accepts exactly the
 // configs kube-scheduler's --config loading accepts (LoadConfigFromFile,
 // then validation), checked here against that loader on the same file.
-func TestPrepareConfigAsKubeScheduler(t *testing.T) {
+func TestPrepareAsKubeScheduler(t *testing.T) {
 	tests := []struct {
 		name   string
 		config string
@@ -68,7 +68,7 @@ func TestPrepareConfigAsKubeScheduler(t *testing.T) {
 				}
 				return validation.ValidateKubeSchedulerConfiguration(cfg)
 			}()
-			sc, err := prepareConfig(logger, source, []byte(tt.config), filepath.Join(dir, "run"))
+			sc, err := Prepare(logger, source, []byte(tt.config), filepath.Join(dir, "run"))
 			for what, err := range map[string]error{"kube-scheduler": realErr, "playground": err} {
 				if tt.wantErr == "" && err != nil {
 					t.Fatalf("%s: unexpected error: %v", what, err)
@@ -80,14 +80,14 @@ func TestPrepareConfigAsKubeScheduler(t *testing.T) {
 			if tt.wantErr != "" {
 				return
 			}
-			cfg, err := options.LoadConfigFromFile(logger, sc.path)
+			cfg, err := options.LoadConfigFromFile(logger, sc.Path)
 			if err != nil {
 				t.Fatalf("the copy the scheduler reads: %v", err)
 			}
 			if diff := cmp.Diff(tt.wantBackoff, cfg.PodMaxBackoffSeconds); diff != "" {
 				t.Errorf("podMaxBackoffSeconds of the copy (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(sc.kubeconfig, cfg.ClientConnection.Kubeconfig); diff != "" {
+			if diff := cmp.Diff(sc.Kubeconfig, cfg.ClientConnection.Kubeconfig); diff != "" {
 				t.Errorf("kubeconfig of the copy (-want +got):\n%s", diff)
 			}
 			if cfg.LeaderElection.LeaderElect {
@@ -97,9 +97,9 @@ func TestPrepareConfigAsKubeScheduler(t *testing.T) {
 	}
 }
 
-// TestConfigFileLimits: a scheduler config is read only up to
-// MaxConfigBytes, and a device is refused, before anything is decoded.
-func TestConfigFileLimits(t *testing.T) {
+// TestFileLimits: a scheduler config is read only up to MaxBytes, and a
+// device is refused, before anything is decoded.
+func TestFileLimits(t *testing.T) {
 	logger, _ := ktesting.NewTestContext(t)
 	dir := t.TempDir()
 	config := configHeader + "profiles: [{schedulerName: custom-scheduler}]\n"
@@ -111,8 +111,8 @@ func TestConfigFileLimits(t *testing.T) {
 		}
 		return path
 	}
-	atCap, overCap := sized("at-cap.yaml", MaxConfigBytes), sized("over-cap.yaml", MaxConfigBytes+1)
-	tooLarge := fmt.Sprintf("larger than 1 MiB (%d bytes), the most a scheduler config file may hold", MaxConfigBytes)
+	atCap, overCap := sized("at-cap.yaml", MaxBytes), sized("over-cap.yaml", MaxBytes+1)
+	tooLarge := fmt.Sprintf("larger than 1 MiB (%d bytes), the most a scheduler config file may hold", MaxBytes)
 	tests := []struct {
 		name, path, want string
 	}{
@@ -122,9 +122,9 @@ func TestConfigFileLimits(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			data, err := readConfig(tt.path, nil)
+			data, err := Read(tt.path, nil)
 			if err == nil {
-				_, err = prepareConfig(logger, tt.path, data, filepath.Join(dir, fmt.Sprintf("run-%d", i)))
+				_, err = Prepare(logger, tt.path, data, filepath.Join(dir, fmt.Sprintf("run-%d", i)))
 			}
 			if tt.want == "" {
 				if err != nil {
@@ -139,7 +139,7 @@ func TestConfigFileLimits(t *testing.T) {
 	}
 }
 
-func TestRewriteSchedulerConfig(t *testing.T) {
+func TestRewrite(t *testing.T) {
 	in := []byte(`apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 leaderElection:
@@ -150,7 +150,7 @@ clientConnection:
 profiles:
   - schedulerName: custom-scheduler
 `)
-	out, err := RewriteSchedulerConfig(in, "/tmp/kubeconfig")
+	out, err := Rewrite(in, "/tmp/kubeconfig")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ profiles:
 	if diff := cmp.Diff(want, string(out)); diff != "" {
 		t.Errorf("rewritten config (-want +got):\n%s", diff)
 	}
-	if _, err := RewriteSchedulerConfig([]byte("profiles: ["), "k"); err == nil {
+	if _, err := Rewrite([]byte("profiles: ["), "k"); err == nil {
 		t.Error("malformed YAML: no error")
 	}
 }
@@ -187,7 +187,7 @@ func TestMisspeltPluginConfigRefused(t *testing.T) {
   - {name: NodeLessPod, args: {mode: MostPods}}
 `
 	source := writeAcceptedConfig(t, logger, dir, config)
-	_, err := prepareConfig(logger, source, []byte(config), filepath.Join(dir, "run"))
+	_, err := Prepare(logger, source, []byte(config), filepath.Join(dir, "run"))
 	want := `profiles[0].pluginConfig[0].name: Invalid value: "NodeLessPod": no such plugin; did you mean "NodeLessPods"?`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("error %v, want one containing %q", err, want)
@@ -207,7 +207,7 @@ func TestNotAConfigRefused(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := prepareConfig(logger, "s.yaml", []byte(tc.data), t.TempDir())
+			_, err := Prepare(logger, "s.yaml", []byte(tc.data), t.TempDir())
 			if err == nil || err.Error() != tc.want {
 				t.Errorf("error %v, want %q", err, tc.want)
 			}
@@ -234,7 +234,7 @@ func TestUnreadArgsRefused(t *testing.T) {
   - {name: PodTopologySpread, args: {defaultingType: List}}
 `
 	source := writeAcceptedConfig(t, logger, dir, config)
-	_, err := prepareConfig(logger, source, []byte(config), filepath.Join(dir, "run"))
+	_, err := Prepare(logger, source, []byte(config), filepath.Join(dir, "run"))
 	const why = "the profile does not enable this plugin at any extension point, so kube-scheduler ignores these args: enable the plugin or remove the entry"
 	want := "scheduler config " + source + ": [" +
 		`profiles[0].pluginConfig[2].name: Invalid value: "PlacementPolicy": ` + why + ", " +
