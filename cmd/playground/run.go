@@ -187,8 +187,12 @@ func runScenario(ctx context.Context, f *runFlags, stdout, stderr io.Writer) int
 	ctx = klog.NewContext(ctx, logger)
 
 	scenarioFile, configs, builtin := f.inputs()
+	decoded, err := playground.LoadScenario(scenarioFile, builtin)
+	if err != nil {
+		return reportRunError(stderr, err, dir, &keepDir)
+	}
 	opts := playground.Options{
-		Scenario: scenarioFile,
+		Scenario: decoded,
 		Configs:  configs,
 		Builtin:  builtin,
 		Timeout:  time.Duration(f.timeout),
@@ -216,7 +220,7 @@ func runScenario(ctx context.Context, f *runFlags, stdout, stderr io.Writer) int
 		// Timed out: show what was placed, then fail.
 	}
 
-	if err := writeOutput(stdout, f.output.value, f.explain, session.Runs); err != nil {
+	if err := writeOutput(stdout, f.output.value, f.explain, session.Results()); err != nil {
 		fmt.Fprintf(stderr, "playground: writing the output: %v\n", err)
 		return exitFailure
 	}

@@ -109,11 +109,11 @@ func newTestCommand() *cobra.Command {
 	return cmd
 }
 
-// testFile is one file to test, its plan and the configs it runs with:
-// configs[0] the scenario's, then those of its samePlacementsAs.
+// testFile is one file to test, decoded once, and the configs it runs
+// with: configs[0] the scenario's, then those of its samePlacementsAs.
 type testFile struct {
 	path    string
-	plan    *scenario.Plan
+	file    *scenario.File
 	configs []string
 	// others maps a samePlacementsAs config as written to its index in
 	// configs.
@@ -123,11 +123,11 @@ type testFile struct {
 // loadTestFile reads a file and resolves its configs; an error is bad
 // input.
 func loadTestFile(path, configFlag string) (*testFile, error) {
-	plan, err := scenario.Load(path, nil)
+	file, err := playground.LoadScenario(path, nil)
 	if err != nil {
-		return nil, scenario.Invalid(err)
+		return nil, err
 	}
-	s := plan.Scenario
+	s := file.Scenario
 	if len(s.Expect) == 0 {
 		return nil, &scenario.ValidationError{File: path, Errs: field.ErrorList{
 			field.Required(field.NewPath("expect"), "playground test needs assertions: add expect: to the scenario (see examples/scenarios/README.md, Policy tests)")}}
@@ -138,7 +138,7 @@ func loadTestFile(path, configFlag string) (*testFile, error) {
 		}
 		return filepath.Join(filepath.Dir(path), p)
 	}
-	t := &testFile{path: path, plan: plan, others: map[string]int{}}
+	t := &testFile{path: path, file: file, others: map[string]int{}}
 	switch {
 	case configFlag != "":
 		t.configs = []string{configFlag}
@@ -266,7 +266,7 @@ func runTest(ctx context.Context, o *testFlags, stdout, stderr io.Writer) int {
 func testOptions(assets string, o *testFlags, t *testFile, workDir string) playground.Options {
 	return playground.Options{
 		Assets:   assets,
-		Scenario: t.path,
+		Scenario: t.file,
 		Configs:  t.configs,
 		Builtin:  map[string][]byte{defaultTestConf: schedulerplugins.DefaultSchedulerConfig},
 		Timeout:  time.Duration(o.timeout),
@@ -278,7 +278,7 @@ func testOptions(assets string, o *testFlags, t *testFile, workDir string) playg
 // testOne runs one file under each of its configs and evaluates it.
 func testOne(ctx context.Context, assets string, o *testFlags, t *testFile, workDir string, stderr io.Writer) *policytest.FileResult {
 	r := &policytest.FileResult{File: t.path, Config: t.configs[0]}
-	for i, a := range t.plan.Scenario.Expect {
+	for i, a := range t.file.Scenario.Expect {
 		name := a.Name
 		if name == "" {
 			name = policytest.Describe(&a)
@@ -301,9 +301,11 @@ func testOne(ctx context.Context, assets string, o *testFlags, t *testFile, work
 		r.Err = err
 		return r
 	}
+	// The expectations are checked against what ran: the plan of the
+	// scenario's config and the nodes as that run created them.
 	in := policytest.Input{
-		Plan:   t.plan,
-		Nodes:  t.plan.NodeObjects(time.Now()),
+		Plan:   session.Runs[0].Plan,
+		Nodes:  session.Runs[0].Nodes,
 		Config: t.configs[0],
 		Result: session.Runs[0].Result,
 		Others: map[string]report.Result{},

@@ -14,14 +14,15 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package playground is the engine of bin/playground: Play checks a
-// scenario and scheduler configs, then, for each config, starts a control
-// plane and the scheduler and runs the scenario through the pipeline, one
-// package per step:
+// Package playground is the engine of bin/playground: Play takes a
+// decoded scenario (LoadScenario) and scheduler configs (package
+// schedconfig), then, for each config, starts a cluster (cluster.go) and
+// runs the scenario through the pipeline, one package per step:
 //
-//	scenario  read, merge the base, check, compile into a Plan (pure)
+//	scenario  decode once, check, compile into a Plan per config (pure)
 //	apply     put the nodes, bound pods and objects on the cluster
-//	settle    wait, by watching, until every pod is bound or unschedulable
+//	settle    decide when each object and step is done: every pod bound or
+//	          unschedulable, the scheduler caught up, Karpenter idle
 //	report    the Result and its text and JSON forms (pure)
 //
 // and snapshot, which reads a live cluster into a scenario.
@@ -51,16 +52,16 @@ type Options struct {
 	// Assets is the directory holding etcd, kube-apiserver,
 	// kube-controller-manager and kwok (localcluster.Binaries).
 	Assets string
-	// Scenario is the path of the scenario file.
-	Scenario string
+	// Scenario is the scenario, decoded once (LoadScenario) and planned
+	// for each config's profiles.
+	Scenario *scenario.File
 	// Configs are the KubeSchedulerConfiguration files to run the scenario
 	// with, one after the other, each on a fresh control plane: usually one,
 	// or two to compare. At least one.
 	Configs []string
-	// Builtin holds files built into the caller, by the name that Scenario
-	// or Configs give them: such a name is read from here, not from the file
-	// system, and names the file in errors and results. A built-in
-	// scenario's base, if any, is still read from the file system.
+	// Builtin holds files built into the caller, by the name that Configs
+	// give them: such a name is read from here, not from the file system,
+	// and names the file in errors and results.
 	Builtin map[string][]byte
 	// Timeout bounds the wait for every object to be settled, steps
 	// included, per config. It must be positive.
@@ -106,8 +107,8 @@ type Options struct {
 
 // Session is what Play returns once every config has run.
 type Session struct {
-	// Runs are the results, one per config, in the order of Options.Configs.
-	Runs []report.Run
+	// Runs are the runs, one per config, in the order of Options.Configs.
+	Runs []Run
 	// Kubeconfig reaches the control plane of the last config, which is
 	// still up when Options.Keep is set (until Stop).
 	Kubeconfig string
@@ -121,6 +122,15 @@ type Session struct {
 	DefaultScheduler bool
 
 	stop func()
+}
+
+// Results are the results of s.Runs, for report's outputs.
+func (s *Session) Results() []report.Run {
+	out := make([]report.Run, len(s.Runs))
+	for i, r := range s.Runs {
+		out[i] = r.Run
+	}
+	return out
 }
 
 // Stop stops the control plane and the scheduler that Options.Keep left
@@ -191,8 +201,8 @@ func Play(ctx context.Context, opts Options) (*Session, error) {
 		if len(prepared) > 1 {
 			fmt.Fprintf(progress, "run %d/%d with %s\n", i+1, len(prepared), sc.Source)
 		}
-		res, stop, err := runScenario(ctx, opts, sc, plans[i], policies, progress)
-		if res == nil {
+		run, stop, err := runScenario(ctx, opts, sc, plans[i], policies, progress)
+		if run == nil {
 			if stop != nil {
 				stop()
 			}
@@ -201,7 +211,7 @@ func Play(ctx context.Context, opts Options) (*Session, error) {
 		if err != nil {
 			timeouts = append(timeouts, err)
 		}
-		session.Runs = append(session.Runs, report.Run{Config: sc.Source, Result: *res})
+		session.Runs = append(session.Runs, *run)
 		session.Kubeconfig = sc.Kubeconfig
 		if !opts.Keep || i < len(prepared)-1 {
 			stop()
@@ -214,6 +224,23 @@ func Play(ctx context.Context, opts Options) (*Session, error) {
 		}
 	}
 	return session, errors.Join(timeouts...)
+}
+
+// LoadScenario reads and decodes the scenario file at path, or from
+// builtin when it holds that name (a built-in scenario's base, if any, is
+// still read from the file system). An error is an *InputError.
+func LoadScenario(path string, builtin map[string][]byte) (*scenario.File, error) {
+	var f *scenario.File
+	var err error
+	if data, ok := builtin[path]; ok {
+		f, err = scenario.Decode(path, data)
+	} else {
+		f, err = scenario.Load(path)
+	}
+	if err != nil {
+		return nil, &InputError{Err: scenario.Invalid(err)}
+	}
+	return f, nil
 }
 
 // Check checks every input of opts as Play does, and starts nothing: nil,
@@ -274,17 +301,15 @@ func checkInputs(ctx context.Context, opts Options) ([]*schedconfig.Config, []*s
 		}
 		prepared = append(prepared, sc)
 	}
+	if opts.Scenario == nil {
+		return nil, nil, nil, &InputError{Err: errors.New("no scenario")}
+	}
 	// A plan per config: its first profile is the scheduler of the pods
 	// that name none.
 	plans := make([]*scenario.Plan, len(prepared))
 	for i, sc := range prepared {
 		var err error
-		if data, ok := opts.Builtin[opts.Scenario]; ok {
-			plans[i], err = scenario.Decode(opts.Scenario, data, sc.Profiles)
-		} else {
-			plans[i], err = scenario.Load(opts.Scenario, sc.Profiles)
-		}
-		if err != nil {
+		if plans[i], err = opts.Scenario.Plan(sc.Profiles); err != nil {
 			return nil, nil, nil, &InputError{Err: scenario.Invalid(err)}
 		}
 	}

@@ -121,8 +121,12 @@ profiles:
 			_, ctx := ktesting.NewTestContext(t)
 			var progress bytes.Buffer
 			// The assets are missing too: the input is checked first.
-			s, err := Play(ctx, Options{Assets: t.TempDir(), Scenario: tt.scenario, Configs: tt.configs,
-				Timeout: time.Minute, WorkDir: t.TempDir(), Progress: &progress})
+			var s *Session
+			f, err := LoadScenario(tt.scenario, nil)
+			if err == nil {
+				s, err = Play(ctx, Options{Assets: t.TempDir(), Scenario: f, Configs: tt.configs,
+					Timeout: time.Minute, WorkDir: t.TempDir(), Progress: &progress})
+			}
 			var ie *InputError
 			if !errors.As(err, &ie) {
 				t.Fatalf("error %v (%T), want an *InputError", err, err)
@@ -145,7 +149,7 @@ profiles:
 func TestPlayChecksAssets(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	var progress bytes.Buffer
-	s, err := Play(ctx, Options{Assets: t.TempDir(), Scenario: tutorial, Configs: []string{shippedConfig},
+	s, err := Play(ctx, Options{Assets: t.TempDir(), Scenario: loadScenario(t, tutorial), Configs: []string{shippedConfig},
 		Timeout: time.Minute, WorkDir: t.TempDir(), Progress: &progress})
 	var ae *AssetsError
 	if !errors.As(err, &ae) || s != nil {
@@ -179,11 +183,15 @@ func TestCheckBuiltin(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, ctx := ktesting.NewTestContext(t)
-			opts := Options{Assets: t.TempDir(), Scenario: scenarioName, Configs: []string{config},
-				Builtin: map[string][]byte{config: []byte(readFile(t, shippedConfig)), scenarioName: []byte(tt.scenario)},
+			builtin := map[string][]byte{config: []byte(readFile(t, shippedConfig)), scenarioName: []byte(tt.scenario)}
+			f, loadErr := LoadScenario(scenarioName, builtin)
+			opts := Options{Assets: t.TempDir(), Scenario: f, Configs: []string{config}, Builtin: builtin,
 				Timeout: time.Minute, WorkDir: t.TempDir()}
 			// CheckInputs stops before the binaries: valid inputs pass.
-			inputErr := CheckInputs(ctx, opts)
+			inputErr := loadErr
+			if inputErr == nil {
+				inputErr = CheckInputs(ctx, opts)
+			}
 			var ie *InputError
 			switch {
 			case tt.want == "" && inputErr != nil:
@@ -191,7 +199,10 @@ func TestCheckBuiltin(t *testing.T) {
 			case tt.want != "" && (!errors.As(inputErr, &ie) || !strings.Contains(inputErr.Error(), tt.want)):
 				t.Errorf("CheckInputs: %v (%T), want an *InputError containing %q", inputErr, inputErr, tt.want)
 			}
-			err := Check(ctx, opts)
+			err := loadErr
+			if err == nil {
+				err = Check(ctx, opts)
+			}
 			var ae *AssetsError
 			switch {
 			case tt.want == "" && !errors.As(err, &ae):
@@ -203,12 +214,43 @@ func TestCheckBuiltin(t *testing.T) {
 	}
 }
 
+// TestScenarioDecodedOnce: the engine plans the scenario it was given for
+// each config, and never reads the file again: removed after LoadScenario,
+// it is still checked against both configs' profiles.
+func TestScenarioDecodedOnce(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	path := writeTemp(t, "s.yaml", readFile(t, tutorial))
+	f, err := LoadScenario(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Scenario: f, Configs: []string{shippedConfig, defaultProfile}, Timeout: time.Minute, WorkDir: t.TempDir()}
+	if err := CheckInputs(ctx, opts); err != nil {
+		t.Fatalf("CheckInputs of a scenario decoded before its file went: %v", err)
+	}
+	// Without the engine's own read, a scenario that does not fit a
+	// config's profiles is still refused, per config.
+	other, err := LoadScenario(writeTemp(t, "other.yaml",
+		"nodes: [{name: a}]\nobjects:\n- {kind: Pod, metadata: {name: p}, spec: {schedulerName: default-scheduler, containers: [{name: c, image: i}]}}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Scenario = other
+	var ie *InputError
+	if err := CheckInputs(ctx, opts); !errors.As(err, &ie) || !strings.Contains(err.Error(), "objects[0].spec.schedulerName") {
+		t.Errorf("CheckInputs: %v (%T), want an *InputError naming objects[0].spec.schedulerName", err, err)
+	}
+}
+
 // TestPlayControlPlaneFailure: binaries that do not run are a run's failure,
 // neither an input nor an assets error, and nothing is left running.
 func TestPlayControlPlaneFailure(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	var progress bytes.Buffer
-	s, err := Play(ctx, Options{Assets: fakeAssets(t), Scenario: tutorial, Configs: []string{shippedConfig},
+	s, err := Play(ctx, Options{Assets: fakeAssets(t), Scenario: loadScenario(t, tutorial), Configs: []string{shippedConfig},
 		Timeout: time.Minute, WorkDir: t.TempDir(), Progress: &progress})
 	var ie *InputError
 	var ae *AssetsError
@@ -225,7 +267,7 @@ func TestPlayControlPlaneFailure(t *testing.T) {
 
 func TestPlayRejectsBadOptions(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
-	_, err := Play(ctx, Options{Scenario: tutorial, Configs: []string{shippedConfig}, WorkDir: t.TempDir()})
+	_, err := Play(ctx, Options{Scenario: loadScenario(t, tutorial), Configs: []string{shippedConfig}, WorkDir: t.TempDir()})
 	var ie *InputError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "timeout must be positive") {
 		t.Errorf("error %v, want an *InputError about the timeout", err)
@@ -303,7 +345,7 @@ func TestExplainTutorial(t *testing.T) {
 	logPath := filepath.Join(dir, "playground.log")
 	ctx := klog.NewContext(context.Background(), testLogger(t, logPath, 10))
 	session, err := Play(ctx, Options{
-		Assets: assets, Scenario: tutorial, Configs: []string{shippedConfig},
+		Assets: assets, Scenario: loadScenario(t, tutorial), Configs: []string{shippedConfig},
 		Timeout: 60 * time.Second, WorkDir: dir, Explain: true, ExplainNodes: 10,
 	})
 	if err != nil {

@@ -22,18 +22,17 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/klog/v2"
 
 	"github.com/adminsched/scheduler-plugins/internal/localcluster"
 	"github.com/adminsched/scheduler-plugins/internal/localcluster/karpenter"
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 	"github.com/adminsched/scheduler-plugins/internal/playground/scenario"
+	"github.com/adminsched/scheduler-plugins/internal/playground/settle"
 	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
@@ -71,18 +70,12 @@ func karpenterObjects(plan *scenario.Plan) (found []string, nodePool bool) {
 	return found, nodePool
 }
 
-// autoscaler is Karpenter on a run's control plane: it makes the run wait
-// for it (waitIdle) and reports the nodes it added.
+// autoscaler is Karpenter on a run's control plane: what settle reads of
+// it (settle.Autoscaler), and the nodes it added.
 type autoscaler struct {
 	k           *karpenter.Karpenter
 	client      kubernetes.Interface
-	progress    io.Writer
 	defaultPool bool
-	// poll is how often waitIdle looks; idle tunes its verdict.
-	poll time.Duration
-	idle idleRule
-	// lastLine is waitIdle's last progress line.
-	lastLine string
 }
 
 // startKarpenter starts Karpenter on cp, with its CRDs, our instance types,
@@ -101,7 +94,7 @@ func startKarpenter(ctx context.Context, cp *localcluster.ControlPlane, assets, 
 	if err != nil {
 		return nil, err
 	}
-	a := &autoscaler{k: k, client: client, progress: progress, poll: 500 * time.Millisecond, idle: defaultIdleRule}
+	a := &autoscaler{k: k, client: client}
 	if _, hasPool := karpenterObjects(plan); !hasPool {
 		np := defaultNodePool()
 		if err := k.CreateNodePool(ctx, np); err != nil {
@@ -113,139 +106,29 @@ func startKarpenter(ctx context.Context, cp *localcluster.ControlPlane, assets, 
 	return a, nil
 }
 
-// karpenterState is what waitIdle compares between two looks.
-type karpenterState struct {
-	// Claims are the NodeClaims not being deleted; Launching those of them
-	// not Ready yet (their node not registered, or not Ready).
-	Claims, Launching int
-	// Bound and Unbound count the scenario's pods.
-	Bound, Unbound int
-}
+// Name names Karpenter in settle's progress lines.
+func (a *autoscaler) Name() string { return "Karpenter" }
 
-// idleRule says when Karpenter is done with the pods it could not place.
-// Karpenter runs a provisioning pass when pods become pending and then every
-// 10 s while one is (each pending pod is looked at again after 10 s); the
-// pass after the one in progress when the state last changed saw that
-// state. It creates its NodeClaims just after the pass is counted, so the
-// verdict is confirmed a moment later.
-type idleRule struct {
-	// Passes is how many provisioning passes must end with nothing
-	// changed: 2, since the first may have started before the change.
-	Passes float64
-	// MinQuiet is how long nothing must change even after Passes passes:
-	// passes can come back to back (a batch of pod events) before Karpenter
-	// can act (its NodePool not Ready yet); each pending pod is looked at
-	// again within 10 s.
-	MinQuiet time.Duration
-	// Quiet is how long with nothing changed is idle even without passes
-	// (pods Karpenter does not look at: preempting, say).
-	Quiet time.Duration
-	// Confirm is how long the verdict must hold.
-	Confirm time.Duration
-}
-
-var defaultIdleRule = idleRule{Passes: 2, MinQuiet: 10 * time.Second, Quiet: 30 * time.Second, Confirm: time.Second}
-
-// idleTracker applies an idleRule to successive looks.
-type idleTracker struct {
-	rule    idleRule
-	started bool
-	last    karpenterState
-	// since and passes are when the state last changed, and the passes then.
-	since  time.Time
-	passes float64
-	// idleAt is when the verdict first held since the last change.
-	idleAt time.Time
-}
-
-// observe records a look at st, with passes provisioning passes so far,
-// and says whether Karpenter is idle: no NodeClaim launching, and nothing
-// changed for rule.Passes passes and rule.MinQuiet, or for rule.Quiet, for
-// rule.Confirm.
-func (t *idleTracker) observe(now time.Time, st karpenterState, passes float64) bool {
-	// Fewer passes than before: Karpenter restarted, its counters anew.
-	if !t.started || st != t.last || passes < t.passes {
-		t.started, t.last, t.since, t.passes, t.idleAt = true, st, now, passes, time.Time{}
-		return false
+// Provisioning is Karpenter's NodeClaims now, and its provisioning passes.
+func (a *autoscaler) Provisioning(ctx context.Context) (settle.Provisioning, error) {
+	var p settle.Provisioning
+	claims, err := a.k.Client.Resource(karpenter.NodeClaimGVR).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return p, fmt.Errorf("listing Karpenter's NodeClaims: %w", err)
 	}
-	quiet := now.Sub(t.since)
-	if st.Launching > 0 || quiet < t.rule.MinQuiet || (passes < t.passes+t.rule.Passes && quiet < t.rule.Quiet) {
-		t.idleAt = time.Time{}
-		return false
-	}
-	if t.idleAt.IsZero() {
-		t.idleAt = now
-	}
-	return now.Sub(t.idleAt) >= t.rule.Confirm
-}
-
-// waitIdle returns once a pod of pods was bound (false: the caller waits
-// for the objects to settle again, as a bound pod may let a controller make
-// the next), or Karpenter is idle with pods still unbound (true). It fails when ctx ends, or Karpenter or the
-// control plane exited.
-func (a *autoscaler) waitIdle(ctx context.Context, pods func() []workload.OwnedPod, alive func() error) (bool, error) {
-	logger := klog.FromContext(ctx)
-	t := idleTracker{rule: a.idle}
-	tick := time.NewTicker(a.poll)
-	defer tick.Stop()
-	firstBound := -1
-	for {
-		if err := alive(); err != nil {
-			return false, err
+	for _, c := range claims.Items {
+		if c.GetDeletionTimestamp() != nil {
+			continue
 		}
-		st := karpenterState{}
-		for _, op := range pods() {
-			if workload.Bound(op.Pod) {
-				st.Bound++
-			} else {
-				st.Unbound++
-			}
-		}
-		if st.Unbound == 0 {
-			return false, nil
-		}
-		if firstBound < 0 {
-			firstBound = st.Bound
-		} else if st.Bound > firstBound {
-			return false, nil
-		}
-		claims, err := a.k.Client.Resource(karpenter.NodeClaimGVR).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, fmt.Errorf("listing Karpenter's NodeClaims: %w", err)
-		}
-		for _, c := range claims.Items {
-			if c.GetDeletionTimestamp() != nil {
-				continue
-			}
-			st.Claims++
-			if !conditionTrue(&c, "Ready") {
-				st.Launching++
-			}
-		}
-		passes, err := a.k.Metric(ctx, karpenter.ProvisioningPasses)
-		if err != nil {
-			return false, err
-		}
-		idle := t.observe(time.Now(), st, passes)
-		a.progressLine(fmt.Sprintf("waiting for Karpenter: %d pods unbound, %d NodeClaims (%d launching)", st.Unbound, st.Claims, st.Launching))
-		logger.V(4).Info("Karpenter", "state", st, "provisioningPasses", passes, "idle", idle)
-		if idle {
-			fmt.Fprintf(a.progress, "Karpenter is idle: %d pods stay unbound\n", st.Unbound)
-			return true, nil
-		}
-		select {
-		case <-ctx.Done():
-			return false, fmt.Errorf("waiting for Karpenter (%s): %w", a.lastLine, ctx.Err())
-		case <-tick.C:
+		p.Claims++
+		if !conditionTrue(&c, "Ready") {
+			p.Launching++
 		}
 	}
-}
-
-func (a *autoscaler) progressLine(line string) {
-	if line != a.lastLine {
-		fmt.Fprintln(a.progress, line)
-		a.lastLine = line
+	if p.Passes, err = a.k.Metric(ctx, karpenter.ProvisioningPasses); err != nil {
+		return p, err
 	}
+	return p, nil
 }
 
 // conditionTrue reports whether obj's status has condition typ True.

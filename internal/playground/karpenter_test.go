@@ -37,63 +37,6 @@ const (
 	karpenterConfig   = scenarios + "karpenter-config.yaml"
 )
 
-// TestIdleTracker: Karpenter is idle only when nothing changed for two
-// provisioning passes (or Quiet) with no NodeClaim launching, and the
-// verdict held for Confirm; any change starts over.
-func TestIdleTracker(t *testing.T) {
-	rule := idleRule{Passes: 2, MinQuiet: 10 * time.Second, Quiet: 30 * time.Second, Confirm: time.Second}
-	pending := karpenterState{Unbound: 4}
-	launching := karpenterState{Claims: 1, Launching: 1, Unbound: 4}
-	launched := karpenterState{Claims: 1, Unbound: 4}
-	type look struct {
-		at     time.Duration
-		state  karpenterState
-		passes float64
-	}
-	for _, tt := range []struct {
-		name  string
-		looks []look
-		want  []bool
-	}{
-		{name: "one pass is not enough: it may have started before the change",
-			looks: []look{{0, pending, 5}, {2 * time.Second, pending, 6}, {4 * time.Second, pending, 6}},
-			want:  []bool{false, false, false}},
-		{name: "two passes, confirmed a second later",
-			looks: []look{{0, pending, 5}, {10 * time.Second, pending, 7}, {10500 * time.Millisecond, pending, 7}, {11 * time.Second, pending, 7}},
-			want:  []bool{false, false, false, true}},
-		{name: "two passes back to back are not enough before MinQuiet (TestPlayKarpenterDefaultNodePool flaked so in CI)",
-			looks: []look{{0, pending, 5}, {time.Second, pending, 7}, {2 * time.Second, pending, 7}, {10 * time.Second, pending, 7}, {11 * time.Second, pending, 7}},
-			want:  []bool{false, false, false, false, true}},
-		{name: "a NodeClaim made after the pass is counted starts over",
-			looks: []look{{0, pending, 5}, {10 * time.Second, pending, 7}, {10500 * time.Millisecond, launching, 7}, {20 * time.Second, launching, 9}},
-			want:  []bool{false, false, false, false}},
-		{name: "launched: two passes after the node was Ready",
-			looks: []look{{0, launching, 5}, {2 * time.Second, launched, 6}, {12 * time.Second, launched, 7}, {22 * time.Second, launched, 8}, {23 * time.Second, launched, 8}},
-			want:  []bool{false, false, false, false, true}},
-		{name: "a claim launching is never idle, however long",
-			looks: []look{{0, launching, 5}, {time.Minute, launching, 20}, {2 * time.Minute, launching, 30}},
-			want:  []bool{false, false, false}},
-		{name: "no pass at all: idle after Quiet",
-			looks: []look{{0, pending, 0}, {29 * time.Second, pending, 0}, {30 * time.Second, pending, 0}, {31 * time.Second, pending, 0}},
-			want:  []bool{false, false, false, true}},
-		{name: "counters anew (Karpenter restarted) start over",
-			looks: []look{{0, pending, 5}, {10 * time.Second, pending, 1}, {20 * time.Second, pending, 2}, {21 * time.Second, pending, 2}},
-			want:  []bool{false, false, false, false}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			tr := idleTracker{rule: rule}
-			start := time.Unix(1e9, 0)
-			var got []bool
-			for _, l := range tt.looks {
-				got = append(got, tr.observe(start.Add(l.at), l.state, l.passes))
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("idle per look (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 // controlPlaneOnly is a copy of the assets' control plane binaries (as
 // symlinks) without Karpenter.
 func controlPlaneOnly(t *testing.T) string {
@@ -116,11 +59,11 @@ func TestPlayKarpenterBadInput(t *testing.T) {
 		wantAssets bool // an *AssetsError, else an *InputError
 		want       []string
 	}{
-		{name: "NodePools without Karpenter", opts: Options{Assets: assets, Scenario: karpenterScenario, Configs: []string{karpenterConfig}},
+		{name: "NodePools without Karpenter", opts: Options{Assets: assets, Scenario: loadScenario(t, karpenterScenario), Configs: []string{karpenterConfig}},
 			want: []string{"objects[0] (NodePool region-eu-west-1), objects[1] (NodePool region-us-east-1)", "run with --karpenter"}},
-		{name: "Karpenter missing", opts: Options{Assets: controlPlaneOnly(t), Scenario: karpenterScenario, Configs: []string{karpenterConfig}, Karpenter: true},
+		{name: "Karpenter missing", opts: Options{Assets: controlPlaneOnly(t), Scenario: loadScenario(t, karpenterScenario), Configs: []string{karpenterConfig}, Karpenter: true},
 			wantAssets: true, want: []string{"--karpenter: not found (or not executable): ", "/karpenter, ", "karpenter-crds/karpenter.sh_nodepools.yaml", "make karpenter"}},
-		{name: "admission policies from a config without PlacementPolicy", opts: Options{Assets: assets, Scenario: tutorial, Configs: []string{shippedConfig}, AdmissionPolicies: true},
+		{name: "admission policies from a config without PlacementPolicy", opts: Options{Assets: assets, Scenario: loadScenario(t, tutorial), Configs: []string{shippedConfig}, AdmissionPolicies: true},
 			want: []string{"--admission-policies: scheduler config " + shippedConfig, "nothing to render: no profile runs PlacementPolicy"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,7 +98,7 @@ func TestPlayKarpenterBadInput(t *testing.T) {
 // exists) and then end, once Karpenter is idle, with the ledger
 // unschedulable: not time out, and not end before Karpenter acted.
 func TestPlayKarpenterWithoutAdmission(t *testing.T) {
-	s, progress := play(t, Options{Scenario: karpenterScenario, Configs: []string{karpenterConfig}, Karpenter: true})
+	s, progress := play(t, Options{Scenario: loadScenario(t, karpenterScenario), Configs: []string{karpenterConfig}, Karpenter: true})
 	r := s.Runs[0].Result
 	if r.Karpenter == nil {
 		t.Fatalf("no Karpenter in the result %+v", r)
@@ -214,7 +157,7 @@ objects:
       containers:
         - {name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "1"}}}
 `)
-	s, progress := play(t, Options{Scenario: small, Configs: []string{defaultProfile}, Karpenter: true})
+	s, progress := play(t, Options{Scenario: loadScenario(t, small), Configs: []string{defaultProfile}, Karpenter: true})
 	r := s.Runs[0].Result
 	if !strings.Contains(progress, "the scenario has no NodePool, without which Karpenter adds nothing: made NodePool default") {
 		t.Errorf("progress does not say the default NodePool was made")

@@ -19,7 +19,6 @@ package playground
 import (
 	"context"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,13 +26,11 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/source"
 	"github.com/adminsched/scheduler-plugins/internal/playground/scenario"
-	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
 // TestLicenseServer: the server reports each feature's seats and its
@@ -91,73 +88,6 @@ func TestLicenseServer(t *testing.T) {
 	}
 	if f, ok := s.feature("MATLAB"); !ok || f.Total != 10 || f.InUse != 0 {
 		t.Errorf("feature MATLAB: %+v, %v; want 10 issued, none in use", f, ok)
-	}
-}
-
-// fakeQueue lists pods as the scheduler's queue would, emptied of them
-// after emptyAfter reads.
-type fakeQueue struct {
-	active, backoff, inFlight []*corev1.Pod
-	emptyAfter                int32
-	reads                     atomic.Int32
-}
-
-func (q *fakeQueue) list(pods []*corev1.Pod) []*corev1.Pod {
-	if q.emptyAfter > 0 && q.reads.Load() > q.emptyAfter {
-		return nil
-	}
-	return pods
-}
-func (q *fakeQueue) PodsInActiveQ() []*corev1.Pod  { q.reads.Add(1); return q.list(q.active) }
-func (q *fakeQueue) PodsInBackoffQ() []*corev1.Pod { return q.list(q.backoff) }
-func (q *fakeQueue) InFlightPods() []*corev1.Pod   { return q.list(q.inFlight) }
-
-// TestQueueDrained: the wait lasts while a pod of the scenario's
-// namespaces is queued, backing off or being scheduled, or is on a node in
-// the scheduler's cache but unbound in the watcher's view; other
-// namespaces do not count.
-func TestQueueDrained(t *testing.T) {
-	unbound := func() []workload.OwnedPod {
-		p := pod("default", "seated")
-		p.Spec.NodeName = ""
-		return []workload.OwnedPod{{Pod: p, Object: "Job/j"}}
-	}
-	none := func() []workload.OwnedPod { return nil }
-	ns := sets.New("default")
-	tests := []struct {
-		name    string
-		queue   *fakeQueue
-		cache   *fakeCache
-		owned   func() []workload.OwnedPod
-		wantErr string
-	}{
-		{name: "idle", queue: &fakeQueue{}, cache: &fakeCache{}, owned: none},
-		{name: "another namespace's pods", queue: &fakeQueue{active: []*corev1.Pod{pod("other", "a")}, backoff: []*corev1.Pod{pod("other", "b")}}, cache: &fakeCache{}, owned: none},
-		{name: "a pod backing off, then tried", queue: &fakeQueue{backoff: []*corev1.Pod{pod("default", "b")}, emptyAfter: 5}, cache: &fakeCache{}, owned: none},
-		{name: "a pod queued", queue: &fakeQueue{active: []*corev1.Pod{pod("default", "a")}}, cache: &fakeCache{}, owned: none, wantErr: "waiting for the scheduler to try pod default/a"},
-		{name: "a pod backing off", queue: &fakeQueue{backoff: []*corev1.Pod{pod("default", "b")}}, cache: &fakeCache{}, owned: none, wantErr: "waiting for the scheduler to try pod default/b"},
-		{name: "a pod in flight", queue: &fakeQueue{inFlight: []*corev1.Pod{pod("default", "c")}}, cache: &fakeCache{}, owned: none, wantErr: "waiting for the scheduler to try pod default/c"},
-		{name: "bound in the cache, not yet seen bound", queue: &fakeQueue{}, cache: &fakeCache{pods: []*corev1.Pod{pod("default", "seated")}}, owned: unbound,
-			wantErr: "waiting for the binding of pod default/seated to show"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-			defer cancel()
-			err := queueDrained(ctx, tt.queue, tt.cache, tt.owned, ns)
-			if tt.wantErr == "" {
-				if err != nil {
-					t.Fatalf("unexpected error: %v", err)
-				}
-				if tt.queue.emptyAfter > 0 && tt.queue.reads.Load() <= tt.queue.emptyAfter {
-					t.Errorf("returned after %d reads of the queue, before it was empty", tt.queue.reads.Load())
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("error %v, want %q", err, tt.wantErr)
-			}
-		})
 	}
 }
 

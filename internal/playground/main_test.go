@@ -34,6 +34,7 @@ import (
 
 	"github.com/adminsched/scheduler-plugins/internal/localcluster"
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
+	"github.com/adminsched/scheduler-plugins/internal/playground/scenario"
 )
 
 // The scenario tables run the real thing: etcd, kube-apiserver,
@@ -98,6 +99,17 @@ func testLogger(t *testing.T, path string, v int) klog.Logger {
 	return textlogger.NewLogger(logConfig)
 }
 
+// loadScenario decodes the scenario file at path, failing the test on an
+// error.
+func loadScenario(t *testing.T, path string) *scenario.File {
+	t.Helper()
+	f, err := LoadScenario(path, nil)
+	if err != nil {
+		t.Fatalf("LoadScenario: %v", err)
+	}
+	return f
+}
+
 // play runs opts through Play with the test's assets and a work directory
 // and log of its own, and fails the test unless every run ended well.
 func play(t *testing.T, opts Options) (*Session, string) {
@@ -111,7 +123,7 @@ func play(t *testing.T, opts Options) (*Session, string) {
 	}
 	start := time.Now()
 	s, err := Play(ctx, opts)
-	t.Logf("Play %s with %v in %v; progress:\n%s", opts.Scenario, opts.Configs, time.Since(start).Round(time.Millisecond), progress.String())
+	t.Logf("Play %s with %v in %v; progress:\n%s", opts.Scenario.Path, opts.Configs, time.Since(start).Round(time.Millisecond), progress.String())
 	if err != nil {
 		t.Fatalf("Play: %v", err)
 	}
@@ -122,8 +134,32 @@ func play(t *testing.T, opts Options) (*Session, string) {
 		if r.Config != opts.Configs[i] {
 			t.Errorf("run %d of %s, want %s", i+1, r.Config, opts.Configs[i])
 		}
+		checkRan(t, r)
 	}
 	return s, progress.String()
+}
+
+// checkRan checks what a run says ran: its plan, and the nodes as created,
+// the plan's first, in order, their placeholders expanded.
+func checkRan(t *testing.T, r Run) {
+	t.Helper()
+	if r.Plan == nil {
+		t.Fatalf("run of %s: no plan", r.Config)
+	}
+	if len(r.Nodes) < len(r.Plan.NodeNames) {
+		t.Fatalf("run of %s: %d nodes, want at least the plan's %d", r.Config, len(r.Nodes), len(r.Plan.NodeNames))
+	}
+	for i, name := range r.Plan.NodeNames {
+		n := r.Nodes[i]
+		if n.Name != name {
+			t.Errorf("run of %s: node %d is %s, want %s", r.Config, i, n.Name, name)
+		}
+		for k, v := range n.Annotations {
+			if strings.Contains(v, "${now") {
+				t.Errorf("run of %s: node %s: annotation %s=%q not expanded", r.Config, n.Name, k, v)
+			}
+		}
+	}
 }
 
 func nodeOf(r report.Result) map[string]string {

@@ -38,22 +38,17 @@ import (
 )
 
 // pipeline is one run's steps after the control plane and the scheduler
-// started: apply the scenario's objects, run its steps, report.
+// started: apply the scenario's objects, run its steps, report. settle
+// decides when each is done.
 type pipeline struct {
 	plan    *scenario.Plan
 	applier *apply.Applier
-	watcher *settle.Watcher
-	// cache is the scheduler's, which schedulerCaughtUp reads; nil skips it.
-	cache schedulerCache
-	// queue is the scheduler's, which schedulerTried reads; nil skips it.
-	queue schedulerQueue
+	settler *settle.Settler
 	// licenses is the scenario's license server, nil without licenses.
 	licenses *licenseServer
-	// autoscaler is Karpenter, nil in a run without it.
+	// autoscaler is Karpenter, nil in a run without it: the nodes it added.
 	autoscaler *autoscaler
-	// alive fails when a program of the control plane exited.
-	alive    func() error
-	progress io.Writer
+	progress   io.Writer
 	// targets are the applied objects, in file order: what the run waits
 	// for and reports on.
 	targets []workload.Target
@@ -71,37 +66,11 @@ func (p *pipeline) applyObjects(ctx context.Context) error {
 		p.targets = append(p.targets, target)
 		// Only the object just applied was written: the others are
 		// judged from the watcher's caches, not read again.
-		if err := p.settle(ctx, p.targets[len(p.targets)-1:]); err != nil {
+		if err := p.settler.Settle(ctx, p.targets, settle.Change{Written: p.targets[len(p.targets)-1:]}); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// settle waits until every object is settled and the scheduler caught up;
-// with Karpenter, until its pods are bound or Karpenter is idle with some
-// unbound (a pod unschedulable now may be bound once Karpenter's node is
-// Ready). written are the targets written since the last settle.
-func (p *pipeline) settle(ctx context.Context, written []workload.Target) error {
-	for {
-		if err := p.watcher.WaitWritten(ctx, p.targets, written, p.progress); err != nil {
-			return err
-		}
-		if err := p.schedulerCaughtUp(ctx); err != nil {
-			return err
-		}
-		if p.autoscaler == nil || !slices.ContainsFunc(p.ownedPods(), func(op workload.OwnedPod) bool { return !workload.Bound(op.Pod) }) {
-			return nil
-		}
-		alive := p.alive
-		if alive == nil {
-			alive = func() error { return nil }
-		}
-		done, err := p.autoscaler.waitIdle(ctx, p.ownedPods, alive)
-		if err != nil || done {
-			return err
-		}
-	}
 }
 
 // nodeNames are the scenario's nodes, then Karpenter's, by name.
@@ -123,11 +92,11 @@ func (p *pipeline) runSteps(ctx context.Context) ([]report.StepResult, error) {
 	var results []report.StepResult
 	for i, st := range p.plan.Steps {
 		fmt.Fprintf(p.progress, "step %d/%d: %s\n", i+1, len(p.plan.Steps), st)
-		if err := p.runStep(ctx, st); err != nil {
+		change, err := p.runStep(ctx, st)
+		if err != nil {
 			return results, fmt.Errorf("step %d (%s): %w", i+1, st, err)
 		}
-		// A step may write any object: all are read again.
-		if err := p.settle(ctx, p.targets); err != nil {
+		if err := p.settler.Settle(ctx, p.targets, change); err != nil {
 			return results, fmt.Errorf("step %d (%s): %w", i+1, st, err)
 		}
 		owned := p.ownedPods()
@@ -155,27 +124,32 @@ func (p *pipeline) runSteps(ctx context.Context) ([]report.StepResult, error) {
 	return results, nil
 }
 
-func (p *pipeline) runStep(ctx context.Context, st scenario.Step) error {
+// runStep does st and says what it changed. A step may write any object:
+// all are read again.
+func (p *pipeline) runStep(ctx context.Context, st scenario.Step) (settle.Change, error) {
+	change := settle.Change{Written: p.targets}
 	switch {
 	case st.Wait != nil:
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return change, ctx.Err()
 		case <-time.After(st.Wait.Duration):
-			return nil
+			return change, nil
 		}
 	case st.Scale != nil:
-		return p.applier.Scale(ctx, st.Scale.ObjectRef, *st.Scale.Replicas)
+		return change, p.applier.Scale(ctx, st.Scale.ObjectRef, *st.Scale.Replicas)
 	case st.Delete != nil:
-		return p.applier.Delete(ctx, *st.Delete)
+		return change, p.applier.Delete(ctx, *st.Delete)
 	case st.Licenses != nil:
-		return p.checkOut(ctx, *st.Licenses)
+		// Seats released outside the cluster make pods schedulable again.
+		change.Requeued = true
+		return change, p.checkOut(ctx, *st.Licenses)
 	}
-	return fmt.Errorf("empty step")
+	return change, fmt.Errorf("empty step")
 }
 
 // ownedPods is the pods of every target now, in target order.
-func (p *pipeline) ownedPods() []workload.OwnedPod { return p.watcher.Pods(p.targets) }
+func (p *pipeline) ownedPods() []workload.OwnedPod { return p.settler.Watcher.Pods(p.targets) }
 
 // collect computes the result from the targets' pods and, for those not
 // bound, the FailedScheduling events of their namespaces (listed once).

@@ -19,139 +19,52 @@ package playground
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/adminsched/scheduler-plugins/internal/localcluster"
-	"github.com/adminsched/scheduler-plugins/internal/localscheduler"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
 	"github.com/adminsched/scheduler-plugins/internal/playground/apply"
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 	"github.com/adminsched/scheduler-plugins/internal/playground/scenario"
 	"github.com/adminsched/scheduler-plugins/internal/playground/schedconfig"
 	"github.com/adminsched/scheduler-plugins/internal/playground/settle"
-	"github.com/adminsched/scheduler-plugins/internal/schedtrace/recorder"
 	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy/admission"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/klog/v2"
 )
 
-// nodesManagedTimeout bounds the wait for KWOK to take the scenario's nodes
-// over.
-const nodesManagedTimeout = 2 * time.Minute
+// Run is one config's run: its result, and what ran.
+type Run struct {
+	report.Run
+	// Plan is the scenario as compiled for the config's profiles.
+	Plan *scenario.Plan
+	// Nodes are the scenario's nodes as the run created them (their
+	// ${now...} placeholders expanded at that time), then the nodes
+	// Karpenter added, by name.
+	Nodes []*corev1.Node
+}
 
-// runScenario starts a control plane and the scheduler, applies the
-// plan and waits. It returns the result (also on a timeout, with a
-// *TimeoutError), and stop, which stops the scheduler and the control plane,
-// whenever the control plane started.
-func runScenario(ctx context.Context, opts Options, sc *schedconfig.Config, plan *scenario.Plan, policies *admission.Result, progress io.Writer) (*report.Result, func(), error) {
-	logger := klog.FromContext(ctx)
-	fmt.Fprintf(progress, "starting the control plane (%s) from %s\n", strings.Join(localcluster.Binaries, ", "), opts.Assets)
-	cp, err := localcluster.Start(opts.Assets, filepath.Dir(sc.Path))
-	if err != nil {
+// runScenario starts a cluster (see startCluster), applies the plan and
+// runs its steps. It returns the run (also on a timeout, with a
+// *TimeoutError), and stop, which stops the cluster, whenever the control
+// plane started.
+func runScenario(ctx context.Context, opts Options, sc *schedconfig.Config, plan *scenario.Plan, policies *admission.Result, progress io.Writer) (*Run, func(), error) {
+	c, err := startCluster(ctx, opts, sc, plan, policies, progress)
+	if c == nil {
 		return nil, nil, err
 	}
-	var stops []func()
-	stop := func() {
-		for i := len(stops) - 1; i >= 0; i-- {
-			stops[i]()
-		}
-		stops = nil
-	}
-	stops = append(stops, func() {
-		if err := cp.Stop(); err != nil {
-			logger.Error(err, "Stopping the control plane")
-		}
-	})
-	if err := os.WriteFile(sc.Kubeconfig, cp.KubeConfig, 0o600); err != nil {
-		return nil, stop, err
-	}
-	client, err := kubernetes.NewForConfig(cp.Config)
 	if err != nil {
-		return nil, stop, err
+		return nil, c.stop, err
 	}
-	now := time.Now
-	if opts.now != nil {
-		now = opts.now
-	}
-	// Created as KWOK starts them, so that KWOK need not write each one's
-	// status once more.
-	created := now()
-	nodes := plan.NodeObjects(created)
-	for i, n := range nodes {
-		nodes[i] = localcluster.StartedNode(n, created)
-	}
-	if err := apply.CreateNodes(ctx, client, nodes, progress); err != nil {
-		return nil, stop, err
-	}
-	// KWOK drops the events of a pod whose node it does not manage yet:
-	// bound pods, and pods the scheduler binds, wait until it runs them all.
-	names := make([]string, len(nodes))
-	for i, n := range nodes {
-		names[i] = n.Name
-	}
-	waitStart := time.Now()
-	if _, err := localcluster.WaitNodesManaged(ctx, client, nodesManagedTimeout, names...); err != nil {
-		return nil, stop, err
-	}
-	logger.V(2).Info("KWOK manages the nodes", "nodes", len(names), "waited", time.Since(waitStart))
-	// The controllers run: CreateBoundPods waits for the DaemonSet
-	// controller to see the bound DaemonSets before the scheduler starts.
-	if err := apply.CreateBoundPods(ctx, client, plan.BoundDaemonSets, plan.BoundPods, true, progress); err != nil {
-		return nil, stop, err
-	}
-	// Karpenter starts with the nodes and bound pods there, as it would
-	// join a running cluster, and before the scheduler: no pod is judged
-	// unschedulable before it looks.
-	var as *autoscaler
-	if opts.Karpenter {
-		if as, err = startKarpenter(ctx, cp, opts.Assets, filepath.Dir(sc.Path), plan, progress); err != nil {
-			return nil, stop, err
-		}
-	}
-	if policies != nil {
-		if err := applyPolicies(ctx, client, policies, opts.Configs[0], progress); err != nil {
-			return nil, stop, err
-		}
-	}
-	// The license driver publishes its seats before the scheduler starts,
-	// as on a cluster where it runs.
-	alive := cp.Err
-	var server *licenseServer
-	if plan.Licenses != nil {
-		server = newLicenseServer(plan.Scenario.Licenses)
-		driver, err := startLicenseDriver(ctx, cp.Config, plan.Licenses, server, progress)
-		if err != nil {
-			return nil, stop, err
-		}
-		stops = append(stops, driver.Stop)
-		alive = func() error { return errors.Join(cp.Err(), driver.Err()) }
-	}
-	fmt.Fprintf(progress, "starting the scheduler from %s (profiles: %s)\n", sc.Source, strings.Join(sc.Profiles, ", "))
-	var rec *recorder.Recorder
-	if opts.Explain {
-		rec = recorder.New()
-	}
-	rs, err := startScheduler(ctx, sc, rec)
+	applier, err := apply.New(c.cp.Config, progress)
 	if err != nil {
-		return nil, stop, err
+		return nil, c.stop, err
 	}
-	stops = append(stops, rs.Stop)
-	watcher, err := settle.Start(ctx, cp.Config, alive)
-	if err != nil {
-		return nil, stop, err
+	settler := &settle.Settler{Watcher: c.watcher, Cache: c.scheduler.Scheduler.Cache, Queue: c.scheduler.Scheduler.SchedulingQueue, Progress: progress}
+	if c.autoscaler != nil {
+		settler.Autoscaler = c.autoscaler
 	}
-	stops = append(stops, watcher.Stop)
-	applier, err := apply.New(cp.Config, progress)
-	if err != nil {
-		return nil, stop, err
-	}
-	p := &pipeline{plan: plan, applier: applier, watcher: watcher, cache: rs.Scheduler.Cache, queue: rs.Scheduler.SchedulingQueue,
-		licenses: server, progress: progress, autoscaler: as, alive: alive}
+	p := &pipeline{plan: plan, applier: applier, settler: settler, licenses: c.licenses, progress: progress, autoscaler: c.autoscaler}
 
 	wctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
@@ -162,51 +75,51 @@ func runScenario(ctx context.Context, opts Options, sc *schedconfig.Config, plan
 	}
 	if err != nil && (ctx.Err() != nil || !timedOut(wctx, err)) {
 		// Interrupted, or a failure that is not the timeout.
-		return nil, stop, err
+		return nil, c.stop, err
 	}
 	if err != nil {
 		err = &TimeoutError{Config: sc.Source, Timeout: opts.Timeout, Err: err}
 	}
-	res, cerr := p.collect(ctx, client)
+	res, cerr := p.collect(ctx, c.client)
 	if cerr != nil {
-		return nil, stop, errors.Join(err, cerr)
+		return nil, c.stop, errors.Join(err, cerr)
 	}
 	res.Steps = steps
-	if rec != nil {
-		names, nerr := p.nodeNames(ctx)
-		if nerr != nil {
-			return nil, stop, errors.Join(err, nerr)
+	run := &Run{Run: report.Run{Config: sc.Source, Result: res}, Plan: plan, Nodes: c.nodes}
+	if c.autoscaler != nil {
+		added, aerr := c.autoscaler.addedNodes(ctx)
+		if aerr != nil {
+			return nil, c.stop, errors.Join(err, aerr)
 		}
-		for i := range res.Pods {
-			pr := &res.Pods[i]
-			a, found := rec.Last(types.NamespacedName{Namespace: pr.Namespace, Name: pr.Name})
-			pr.Explain = report.Explain(a, found, names, pr.Node, opts.ExplainNodes)
-		}
-		if server != nil {
-			if serr := explainSeats(ctx, client, plan.Licenses, server, p.ownedPods(), res.Pods); serr != nil {
-				return nil, stop, errors.Join(err, serr)
-			}
+		for i := range added {
+			run.Nodes = append(run.Nodes, &added[i])
 		}
 	}
-	return &res, stop, err
+	if c.recorder != nil {
+		if xerr := explain(ctx, c, p, run, opts.ExplainNodes); xerr != nil {
+			return nil, c.stop, errors.Join(err, xerr)
+		}
+	}
+	return run, c.stop, err
 }
 
-// startScheduler sets up the scheduler from sc and starts it, recording
-// its attempts into rec unless nil. A failing setup is the config's fault (a
-// plugin refused its args, say): an *InputError.
-func startScheduler(ctx context.Context, sc *schedconfig.Config, rec *recorder.Recorder) (*localscheduler.Scheduler, error) {
-	s, err := localscheduler.Setup(ctx, sc.Path)
-	if err != nil {
-		return nil, &InputError{Err: fmt.Errorf("scheduler config %s: %w", sc.Source, err)}
+// explain sets the explanation of each pod of run's result from the
+// scheduler's last attempt, and of its seats when the scenario has
+// licenses.
+func explain(ctx context.Context, c *cluster, p *pipeline, run *Run, explainNodes int) error {
+	names := make([]string, len(run.Nodes))
+	for i, n := range run.Nodes {
+		names[i] = n.Name
 	}
-	if rec != nil {
-		recorder.Install(ctx, s.Scheduler, rec)
+	pods := run.Result.Pods
+	for i := range pods {
+		a, found := c.recorder.Last(types.NamespacedName{Namespace: pods[i].Namespace, Name: pods[i].Name})
+		pods[i].Explain = report.Explain(a, found, names, pods[i].Node, explainNodes)
 	}
-	if err := s.Start(); err != nil {
-		s.Stop()
-		return nil, err
+	if c.licenses == nil {
+		return nil
 	}
-	return s, nil
+	return explainSeats(ctx, c.client, run.Plan.Licenses, c.licenses, p.ownedPods(), pods)
 }
 
 // timedOut reports whether err ended the wait because the time was up. A

@@ -73,8 +73,8 @@ func TestPlayScenarios(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, progress := play(t, Options{Scenario: tt.scenario, Configs: tt.configs, Timeout: tt.timeout, Explain: tt.explain})
-			tt.check(t, s.Runs, progress)
+			s, progress := play(t, Options{Scenario: loadScenario(t, tt.scenario), Configs: tt.configs, Timeout: tt.timeout, Explain: tt.explain})
+			tt.check(t, s.Results(), progress)
 		})
 	}
 }

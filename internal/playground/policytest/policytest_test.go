@@ -76,7 +76,7 @@ func result(pods ...report.PodResult) report.Result { return report.Result{Pods:
 // others, by config).
 func evaluate(t *testing.T, expect string, r report.Result, others map[string]report.Result) []Outcome {
 	t.Helper()
-	plan, err := scenario.Decode("s.yaml", []byte(cluster+"expect:\n"+expect), nil)
+	plan, err := planOf([]byte(cluster + "expect:\n" + expect))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +284,7 @@ objects:
   - {kind: ReplicaSet, metadata: {name: app}, spec: {template: {spec: {containers: [{name: c, image: i}]}}}}
 expect: [{samePlacementsAs: {config: other.yaml}, pods: {object: {kind: ReplicaSet, name: app}}}]
 `
-	plan, err := scenario.Decode("s.yaml", []byte(pinned), nil)
+	plan, err := planOf([]byte(pinned))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,4 +299,13 @@ expect: [{samePlacementsAs: {config: other.yaml}, pods: {object: {kind: ReplicaS
 	if diff := cmp.Diff(want, briefs(out)); diff != "" {
 		t.Errorf("outcomes (-want +got):\n%s", diff)
 	}
+}
+
+// planOf decodes a scenario file's data and plans it.
+func planOf(data []byte) (*scenario.Plan, error) {
+	f, err := scenario.Decode("s.yaml", data)
+	if err != nil {
+		return nil, err
+	}
+	return f.Plan(nil)
 }

@@ -65,7 +65,7 @@ objects:
 - {kind: Pod, metadata: {name: pinned}, spec: {nodeName: n1, containers: [{name: c, image: i}]}}
 `,
 	})
-	p, err := Load(filepath.Join(dir, "add.yaml"), []string{"custom-scheduler"})
+	p, err := loadPlan(filepath.Join(dir, "add.yaml"), []string{"custom-scheduler"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ objects:
 	}
 	// Absolute paths work too.
 	abs := writeScenarios(t, map[string]string{"top.yaml": "base: " + filepath.Join(dir, "snap/cluster.yaml") + "\n"})
-	if p, err := Load(filepath.Join(abs, "top.yaml"), nil); err != nil || len(p.NodeNames) != 2 {
+	if p, err := loadPlan(filepath.Join(abs, "top.yaml"), nil); err != nil || len(p.NodeNames) != 2 {
 		t.Errorf("absolute base: %v, %+v", err, p)
 	}
 }
@@ -150,7 +150,7 @@ func TestBaseErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := writeScenarios(t, tt.files)
-			_, err := Load(filepath.Join(dir, "top.yaml"), nil)
+			_, err := loadPlan(filepath.Join(dir, "top.yaml"), nil)
 			if err == nil {
 				t.Fatalf("no error, want %q", tt.want)
 			}
@@ -170,7 +170,7 @@ func TestBaseValidationErrorType(t *testing.T) {
 		"base.yaml": "nodes: [{name: A}]\n",
 		"top.yaml":  "base: base.yaml\nnodes: [{name: B}]\n",
 	})
-	_, err := Load(filepath.Join(dir, "top.yaml"), nil)
+	_, err := loadPlan(filepath.Join(dir, "top.yaml"), nil)
 	var ve *ValidationError
 	if !errors.As(err, &ve) || ve.File != filepath.Join(dir, "base.yaml") {
 		t.Fatalf("error %v: want a *ValidationError of the base first", err)

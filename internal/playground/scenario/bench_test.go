@@ -83,7 +83,7 @@ func BenchmarkLoadSnapshot(b *testing.B) {
 	b.ReportMetric(float64(st.Size())/(1<<20), "MiB")
 	b.ReportAllocs()
 	for b.Loop() {
-		p, err := Load(path, []string{"custom-scheduler"})
+		p, err := loadPlan(path, []string{"custom-scheduler"})
 		if err != nil {
 			b.Fatal(err)
 		}

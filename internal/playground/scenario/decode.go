@@ -79,7 +79,7 @@ type Scenario struct {
 // section validated except what depends on a scheduler config's profiles.
 // Decode it once, then Plan it for each scheduler config.
 type File struct {
-	// Path names the file in errors, as given to LoadFile or DecodeFile.
+	// Path names the file in errors, as given to Load or Decode.
 	Path string
 	// Scenario is the file as written, its base merged in.
 	Scenario *Scenario
@@ -91,21 +91,21 @@ type File struct {
 	objects []decoded
 }
 
-// LoadFile reads a scenario file and decodes it (see DecodeFile).
-func LoadFile(path string) (*File, error) {
+// Load reads a scenario file and decodes it (see Decode).
+func Load(path string) (*File, error) {
 	data, err := readScenarioFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return DecodeFile(path, data)
+	return Decode(path, data)
 }
 
-// DecodeFile decodes data strictly (an unknown field is an error), merges
+// Decode decodes data strictly (an unknown field is an error), merges
 // its base if it names one (read relative to name's directory) and checks
 // everything but the pods' scheduler names, which Plan checks against each
 // scheduler config's profiles. name names the source in errors; with a
 // base, each error names the file its field comes from.
-func DecodeFile(name string, data []byte) (*File, error) {
+func Decode(name string, data []byte) (*File, error) {
 	if errs := yaml11.Check(data); len(errs) > 0 {
 		return nil, &ValidationError{File: name, Errs: errs}
 	}
@@ -136,24 +136,6 @@ func (f *File) Plan(schedulerNames []string) (*Plan, error) {
 		return nil, f.merged.validationError(errs)
 	}
 	return compile(f.Scenario, f.objects, schedulerNames)
-}
-
-// Load is LoadFile then File.Plan; kept until the engine takes a *File.
-func Load(path string, schedulerNames []string) (*Plan, error) {
-	f, err := LoadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return f.Plan(schedulerNames)
-}
-
-// Decode is DecodeFile then File.Plan; kept until the engine takes a *File.
-func Decode(file string, data []byte, schedulerNames []string) (*Plan, error) {
-	f, err := DecodeFile(file, data)
-	if err != nil {
-		return nil, err
-	}
-	return f.Plan(schedulerNames)
 }
 
 // Validate returns every problem of s with its field path; it changes

@@ -116,7 +116,7 @@ func TestDecodeErrors(t *testing.T) {
 }
 
 func TestDecodeDefaults(t *testing.T) {
-	s, err := Decode("s.yaml", []byte(`
+	s, err := decodePlan("s.yaml", []byte(`
 nodes:
   - name: node
     count: 2
@@ -210,7 +210,7 @@ nodes:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := Decode("s.yaml", []byte(tt.data), nil)
+			s, err := decodePlan("s.yaml", []byte(tt.data), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -230,7 +230,7 @@ nodes:
 // of want.
 func checkDecodeError(t *testing.T, data string, want []string) {
 	t.Helper()
-	_, err := Decode("s.yaml", []byte(data), []string{"custom-scheduler"})
+	_, err := decodePlan("s.yaml", []byte(data), []string{"custom-scheduler"})
 	if len(want) == 0 {
 		if err != nil {
 			t.Fatalf("unexpected error: %v", err)
@@ -305,11 +305,11 @@ func schedulerNames(t *testing.T, plan *Plan) []string {
 // TestFilePlanPerConfig: a File decoded once plans for several scheduler
 // configs, each plan with its own scheduler names, and stays as decoded.
 func TestFilePlanPerConfig(t *testing.T) {
-	f, err := DecodeFile("s.yaml", []byte(planFile))
+	f, err := Decode("s.yaml", []byte(planFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh, err := DecodeFile("s.yaml", []byte(planFile))
+	fresh, err := Decode("s.yaml", []byte(planFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +346,7 @@ func TestFilePlanPerConfig(t *testing.T) {
 }
 
 // TestFilePlanChecksSchedulerNames: a pod's scheduler name is checked
-// against the profiles by Plan, not by DecodeFile, naming the field and the
+// against the profiles by Plan, not by Decode, naming the field and the
 // profiles.
 func TestFilePlanChecksSchedulerNames(t *testing.T) {
 	data := node + `objects:
@@ -354,9 +354,9 @@ func TestFilePlanChecksSchedulerNames(t *testing.T) {
 - {kind: Deployment, metadata: {name: d}, spec: {template: {spec: {schedulerName: other, containers: [{name: c, image: i}]}}}}
 - {kind: Pod, metadata: {name: bound}, spec: {nodeName: a, schedulerName: other, containers: [{name: c, image: i}]}}
 `
-	f, err := DecodeFile("s.yaml", []byte(data))
+	f, err := Decode("s.yaml", []byte(data))
 	if err != nil {
-		t.Fatalf("DecodeFile: %v, want no error: the scheduler names depend on the scheduler config", err)
+		t.Fatalf("Decode: %v, want no error: the scheduler names depend on the scheduler config", err)
 	}
 	if _, err := f.Plan([]string{"other"}); err != nil {
 		t.Errorf("Plan with the pods' profile: %v", err)
@@ -377,7 +377,7 @@ func TestFilePlanBaseErrors(t *testing.T) {
 		"base.yaml": "nodes: [{name: a}]\nobjects:\n" + fmt.Sprintf(pod, "ok", "custom") + fmt.Sprintf(pod, "in-base", "other"),
 		"s.yaml":    "base: base.yaml\nobjects:\n" + fmt.Sprintf(pod, "in-scenario", "another"),
 	})
-	f, err := LoadFile(filepath.Join(dir, "s.yaml"))
+	f, err := Load(filepath.Join(dir, "s.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,4 +391,22 @@ func TestFilePlanBaseErrors(t *testing.T) {
 	if !errors.As(err, &verr) || verr.File != filepath.Join(dir, "base.yaml") {
 		t.Errorf("Plan: %#v, want a *ValidationError of the base first", err)
 	}
+}
+
+// decodePlan decodes data and plans it for schedulerNames.
+func decodePlan(file string, data []byte, schedulerNames []string) (*Plan, error) {
+	f, err := Decode(file, data)
+	if err != nil {
+		return nil, err
+	}
+	return f.Plan(schedulerNames)
+}
+
+// loadPlan loads the file at path and plans it for schedulerNames.
+func loadPlan(path string, schedulerNames []string) (*Plan, error) {
+	f, err := Load(path)
+	if err != nil {
+		return nil, err
+	}
+	return f.Plan(schedulerNames)
 }

@@ -41,7 +41,7 @@ func TestShippedScenariosLoad(t *testing.T) {
 			continue // a config, loaded by the cmd/playground tests
 		}
 		scenarios++
-		if _, err := Load(f, []string{"custom-scheduler"}); err != nil {
+		if _, err := loadPlan(f, []string{"custom-scheduler"}); err != nil {
 			t.Errorf("%s: %v", filepath.Base(f), err)
 		}
 	}

@@ -129,7 +129,7 @@ func TestDecodeExpect(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Decode("s.yaml", []byte(expectBase+"expect:"+tc.expect+"\n"), nil)
+			_, err := decodePlan("s.yaml", []byte(expectBase+"expect:"+tc.expect+"\n"), nil)
 			var got []string
 			if err != nil {
 				got = strings.Split(err.Error(), "\n")
@@ -154,7 +154,7 @@ func TestDecodeExpectLimits(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Decode("s.yaml", []byte(tc.data), nil)
+			_, err := decodePlan("s.yaml", []byte(tc.data), nil)
 			var got []string
 			if err != nil {
 				got = strings.Split(err.Error(), "\n")
@@ -175,7 +175,7 @@ func TestExpectWithBase(t *testing.T) {
 		t.Fatal(err)
 	}
 	top := filepath.Join(dir, "top.yaml")
-	plan, err := Decode(top, []byte("base: base.yaml\nconfig: top-config.yaml\nexpect: [{maxPodsPerNode: 3, nodes: {names: [eu-2]}}]\n"), nil)
+	plan, err := decodePlan(top, []byte("base: base.yaml\nconfig: top-config.yaml\nexpect: [{maxPodsPerNode: 3, nodes: {names: [eu-2]}}]\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestExpectWithBase(t *testing.T) {
 	if plan.Scenario.Config != "top-config.yaml" {
 		t.Errorf("config = %q, want top-config.yaml", plan.Scenario.Config)
 	}
-	_, err = Decode(top, []byte("base: base.yaml\nexpect: [{maxSpread: -1}]\n"), nil)
+	_, err = decodePlan(top, []byte("base: base.yaml\nexpect: [{maxSpread: -1}]\n"), nil)
 	if want := top + ": expect[0].maxSpread: Invalid value: -1: must not be negative"; err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %s", err, want)
 	}

@@ -46,7 +46,7 @@ steps:
   - licenses: {feature: Distrib_Computing_Toolbox, checkedOutElsewhere: 0}
   - licenses: {feature: MATLAB, checkedOutElsewhere: 3}
 `
-	plan, err := Decode("s.yaml", []byte(data), nil)
+	plan, err := decodePlan("s.yaml", []byte(data), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ steps:
 
 	// More seats than the driver's default maxSeats: the configuration
 	// allows them.
-	plan, err = Decode("s.yaml", []byte(licensesHead+"licenses: {features: [{name: A, seats: 20000}, {name: B, seats: 5}]}\n"), nil)
+	plan, err = decodePlan("s.yaml", []byte(licensesHead+"licenses: {features: [{name: A, seats: 20000}, {name: B, seats: 5}]}\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ steps:
 		t.Errorf("maxSeats %d, validation %v: want 20000 and valid", c.MaxSeats, config.Validate(c))
 	}
 
-	plan, err = Decode("s.yaml", []byte(licensesHead), nil)
+	plan, err = decodePlan("s.yaml", []byte(licensesHead), nil)
 	if err != nil || plan.Licenses != nil {
 		t.Errorf("a scenario without licenses: configuration %v, error %v; want none", plan.Licenses, err)
 	}
@@ -175,7 +175,7 @@ steps:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Decode("s.yaml", []byte(licensesHead+tt.data+"\n"), nil)
+			_, err := decodePlan("s.yaml", []byte(licensesHead+tt.data+"\n"), nil)
 			if err == nil {
 				t.Fatalf("no error, want %q", tt.want)
 			}
@@ -206,7 +206,7 @@ func TestLicensesBase(t *testing.T) {
 	write("base.yaml", licensesHead+"licenses: {features: [{name: MATLAB, seats: 3}]}\n")
 	write("bad-base.yaml", licensesHead+"licenses: {features: [{name: MATLAB, seats: 3, checkedOutElsewhere: 5}]}\n")
 
-	plan, err := Load(write("top.yaml", "base: base.yaml\nsteps: [{licenses: {feature: MATLAB, checkedOutElsewhere: 1}}]\n"), nil)
+	plan, err := loadPlan(write("top.yaml", "base: base.yaml\nsteps: [{licenses: {feature: MATLAB, checkedOutElsewhere: 1}}]\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,12 +214,12 @@ func TestLicensesBase(t *testing.T) {
 		t.Errorf("the base's licenses were not taken: %+v", plan.Licenses)
 	}
 
-	_, err = Load(write("on-bad.yaml", "base: bad-base.yaml\n"), nil)
+	_, err = loadPlan(write("on-bad.yaml", "base: bad-base.yaml\n"), nil)
 	if want := "bad-base.yaml: licenses.features[0].checkedOutElsewhere: Invalid value: 5"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v, want %q", err, want)
 	}
 
-	_, err = Load(write("both.yaml", "base: base.yaml\nlicenses: {features: [{name: ANSYS, seats: 1}]}\n"), nil)
+	_, err = loadPlan(write("both.yaml", "base: base.yaml\nlicenses: {features: [{name: ANSYS, seats: 1}]}\n"), nil)
 	if want := "both.yaml: licenses: Forbidden: the base " + filepath.Join(dir, "base.yaml") + " declares licenses too"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v, want %q", err, want)
 	}

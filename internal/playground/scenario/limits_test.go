@@ -55,15 +55,15 @@ func TestScenarioFileLimits(t *testing.T) {
 		// want is a substring of the error; empty means no error.
 		want string
 	}{
-		{name: "scenario", load: func() error { _, err := Load(small, nil); return err }},
-		{name: "base", load: func() error { _, err := Load(onBase(small), nil); return err }},
-		{name: "scenario one byte over", load: func() error { _, err := Load(overScenarioCap, nil); return err },
+		{name: "scenario", load: func() error { _, err := loadPlan(small, nil); return err }},
+		{name: "base", load: func() error { _, err := loadPlan(onBase(small), nil); return err }},
+		{name: "scenario one byte over", load: func() error { _, err := loadPlan(overScenarioCap, nil); return err },
 			want: overScenarioCap + " is " + scenarioTooLarge},
-		{name: "scenario /dev/zero", load: func() error { _, err := Load("/dev/zero", nil); return err },
+		{name: "scenario /dev/zero", load: func() error { _, err := loadPlan("/dev/zero", nil); return err },
 			want: "/dev/zero is a device, not a regular file: a scenario file must be a file"},
-		{name: "base one byte over", load: func() error { _, err := Load(onBase(overScenarioCap), nil); return err },
+		{name: "base one byte over", load: func() error { _, err := loadPlan(onBase(overScenarioCap), nil); return err },
 			want: `base: Invalid value: "` + overScenarioCap + `": ` + overScenarioCap + " is " + scenarioTooLarge},
-		{name: "base /dev/zero", load: func() error { _, err := Load(onBase("/dev/zero"), nil); return err },
+		{name: "base /dev/zero", load: func() error { _, err := loadPlan(onBase("/dev/zero"), nil); return err },
 			want: `base: Invalid value: "/dev/zero": /dev/zero is a device`},
 	}
 	for _, tt := range tests {
@@ -96,7 +96,7 @@ func TestRelativeScenarioNotFound(t *testing.T) {
 	}
 	elsewhere := t.TempDir()
 	t.Chdir(elsewhere)
-	_, err := Load(filepath.Join("examples", "scenarios", "tutorial.yaml"), nil)
+	_, err := loadPlan(filepath.Join("examples", "scenarios", "tutorial.yaml"), nil)
 	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "relative to the working directory "+elsewhere) {
 		t.Errorf("error %v, want it not found, naming the working directory %s", err, elsewhere)
 	}
@@ -106,7 +106,7 @@ func TestRelativeScenarioNotFound(t *testing.T) {
 	if got := inClone(filepath.Join("examples", "scenarios", "nope.yaml"), filepath.Join(clone, "bin")); got != "" {
 		t.Errorf("inClone of a missing file = %q, want none", got)
 	}
-	if _, err := Load(filepath.Join(elsewhere, "nope.yaml"), nil); err == nil || strings.Contains(err.Error(), "working directory") {
+	if _, err := loadPlan(filepath.Join(elsewhere, "nope.yaml"), nil); err == nil || strings.Contains(err.Error(), "working directory") {
 		t.Errorf("an absolute path: error %v, want a plain not-found", err)
 	}
 }

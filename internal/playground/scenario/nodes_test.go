@@ -113,7 +113,7 @@ func TestDecodeRejectsBeforeExpanding(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	_, err := Decode("s.yaml", data, nil)
+	_, err := decodePlan("s.yaml", data, nil)
 	runtime.ReadMemStats(&after)
 	if err == nil || !strings.Contains(err.Error(), "nodes[0].count") {
 		t.Errorf("error %v, want one for nodes[0].count", err)
@@ -206,7 +206,7 @@ func TestDecodeAnnotationErrors(t *testing.T) {
 // TestNodeAnnotations: NodeObjects expands the placeholders at the time it
 // is given and gives every node its own copy of its spec's annotations.
 func TestNodeAnnotations(t *testing.T) {
-	s, err := Decode("s.yaml", []byte(`
+	s, err := decodePlan("s.yaml", []byte(`
 nodes:
   - name: maint
     count: 3

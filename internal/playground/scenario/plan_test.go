@@ -35,7 +35,7 @@ import (
 // Never unless it says, and PrepareTemplate gives the profile to templates
 // that name no scheduler.
 func TestWorkloadDefaults(t *testing.T) {
-	s, err := Decode("s.yaml", []byte(`
+	s, err := decodePlan("s.yaml", []byte(`
 nodes: [{name: a}]
 objects:
   - kind: Deployment
@@ -106,7 +106,7 @@ objects:
 // TestCompileChangesNothing: the plan is built from copies; the scenario
 // keeps what the file says (validation only checks).
 func TestCompileChangesNothing(t *testing.T) {
-	p, err := Decode("s.yaml", []byte(`
+	p, err := decodePlan("s.yaml", []byte(`
 nodes: [{name: a}]
 boundPods: [{name: b, nodeName: a}]
 objects:
@@ -140,7 +140,7 @@ steps:
 // TestOtherKindsAsWritten: a kind outside the kind table is applied as
 // written, with only its name and namespace checked.
 func TestOtherKindsAsWritten(t *testing.T) {
-	p, err := Decode("s.yaml", []byte(`
+	p, err := decodePlan("s.yaml", []byte(`
 nodes: [{name: a}]
 objects:
   - apiVersion: scheduling.k8s.io/v1
@@ -169,7 +169,7 @@ steps:
 	if got := p.Steps[0].Delete.APIVersion; got != "scheduling.k8s.io/v1" {
 		t.Errorf("step apiVersion %q", got)
 	}
-	_, err = Decode("s.yaml", []byte("nodes: [{name: a}]\nobjects:\n- {kind: Widget, metadata: {name: w}}\n- {apiVersion: example.com/v1, kind: Widget, metadata: {name: W_1, namespace: A}}\n"), nil)
+	_, err = decodePlan("s.yaml", []byte("nodes: [{name: a}]\nobjects:\n- {kind: Widget, metadata: {name: w}}\n- {apiVersion: example.com/v1, kind: Widget, metadata: {name: W_1, namespace: A}}\n"), nil)
 	for _, want := range []string{"objects[0].apiVersion: Required value", "objects[1].metadata.name: Invalid value", "objects[1].metadata.namespace: Invalid value"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v, want %q", err, want)

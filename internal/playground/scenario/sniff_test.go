@@ -42,7 +42,7 @@ func TestNotAScenario(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Decode(tc.file, []byte(tc.data), nil)
+			_, err := decodePlan(tc.file, []byte(tc.data), nil)
 			if err == nil || err.Error() != tc.want {
 				t.Errorf("error %v, want %q", err, tc.want)
 			}

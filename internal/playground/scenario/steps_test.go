@@ -45,12 +45,12 @@ steps:
 		{"  - {create: {kind: Pod}}", `unknown field "steps[0].create"`},
 	}
 	for _, tt := range tests {
-		_, err := Decode("s.yaml", []byte(head+tt.steps+"\n"), nil)
+		_, err := decodePlan("s.yaml", []byte(head+tt.steps+"\n"), nil)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want %q", tt.steps, err, tt.want)
 		}
 	}
-	s, err := Decode("s.yaml", []byte(head+"  - scale: {kind: Deployment, name: web, replicas: 3}\n  - delete: {kind: Deployment, name: web}\n  - wait: 1s\n"), nil)
+	s, err := decodePlan("s.yaml", []byte(head+"  - scale: {kind: Deployment, name: web, replicas: 3}\n  - delete: {kind: Deployment, name: web}\n  - wait: 1s\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func TestUnknownFieldSuggestion(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Decode("s.yaml", []byte(tc.data), nil)
+			_, err := decodePlan("s.yaml", []byte(tc.data), nil)
 			if err == nil {
 				t.Fatal("no error")
 			}

@@ -61,7 +61,7 @@ func TestBaseYAML11Booleans(t *testing.T) {
 		"base.yaml": "nodes: [{name: a, labels: {spot: yes}}]\n",
 		"s.yaml":    "base: base.yaml\nnodes: [{name: b}]\n",
 	})
-	_, err := Load(filepath.Join(dir, "s.yaml"), nil)
+	_, err := loadPlan(filepath.Join(dir, "s.yaml"), nil)
 	want := filepath.Join(dir, "base.yaml") + `: nodes[0].labels.spot: Invalid value: "yes"`
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("error %v, want one containing %q", err, want)

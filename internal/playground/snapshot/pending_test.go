@@ -251,7 +251,7 @@ func TestPendingReplayProfile(t *testing.T) {
 		{[]string{"default-scheduler", "custom-scheduler"}, "custom-scheduler"},
 		{[]string{"spread", "pack"}, "spread"},
 	} {
-		plan, err := scenario.Decode("cluster.yaml", file.Bytes(), tt.profiles)
+		plan, err := replay(file.Bytes(), tt.profiles)
 		if err != nil {
 			t.Fatalf("replaying the snapshot: %v\n%s", err, file.String())
 		}

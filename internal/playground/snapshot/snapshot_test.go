@@ -189,7 +189,7 @@ func TestSnapshotReplay(t *testing.T) {
 	if !strings.HasPrefix(file.String(), "# a header\nnodes:\n") {
 		t.Errorf("snapshot file:\n%s", file.String())
 	}
-	replayed, err := scenario.Decode("cluster.yaml", file.Bytes(), nil)
+	replayed, err := replay(file.Bytes(), nil)
 	if err != nil {
 		t.Fatalf("decoding the snapshot: %v\n%s", err, file.String())
 	}
@@ -287,7 +287,7 @@ func TestSnapshotAnnotationRoundTrip(t *testing.T) {
 			if err := scenario.Write(&file, &scenario.Scenario{Nodes: []scenario.NodeSpec{NodeSpecFrom(n)}}, nil); err != nil {
 				t.Fatal(err)
 			}
-			s, err := scenario.Decode("cluster.yaml", file.Bytes(), nil)
+			s, err := replay(file.Bytes(), nil)
 			if err != nil {
 				t.Fatalf("replaying the snapshot: %v\n%s", err, file.String())
 			}
@@ -314,7 +314,7 @@ func TestSnapshotYAML11Words(t *testing.T) {
 	if err := scenario.Write(&file, &scenario.Scenario{Nodes: []scenario.NodeSpec{NodeSpecFrom(n)}, BoundPods: []scenario.BoundPod{BoundPodFrom(p)}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	s, err := scenario.Decode("cluster.yaml", file.Bytes(), nil)
+	s, err := replay(file.Bytes(), nil)
 	if err != nil {
 		t.Fatalf("replaying the snapshot: %v\n%s", err, file.String())
 	}
@@ -324,4 +324,14 @@ func TestSnapshotYAML11Words(t *testing.T) {
 	if diff := cmp.Diff(BoundPodFrom(p), s.Scenario.BoundPods[0]); diff != "" {
 		t.Errorf("bound pod after the round trip (-cluster +replayed):\n%s", diff)
 	}
+}
+
+// replay decodes a snapshot file as the playground does, and plans it for
+// profiles.
+func replay(data []byte, profiles []string) (*scenario.Plan, error) {
+	f, err := scenario.Decode("cluster.yaml", data)
+	if err != nil {
+		return nil, err
+	}
+	return f.Plan(profiles)
 }
