@@ -14,10 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package settle waits, by watching the cluster through informers, until
-// the objects a scenario applied have settled: their controllers made the
-// pods they want and every pod they own (through controller owner
-// references) is bound or unschedulable.
+// Package settle decides when a playground run's object or step is done,
+// with one call, Settler.Settle: by watching the cluster through
+// informers, until the objects a scenario applied have settled (their
+// controllers made the pods they want and every pod they own, through
+// controller owner references, is bound or unschedulable), the scheduler's
+// cache and queue have caught up, and an autoscaler, when one runs, is
+// idle.
 package settle
 
 import (
