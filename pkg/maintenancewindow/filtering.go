@@ -68,12 +68,13 @@ func (e *earliestEnd) lower(t time.Time) bool {
 	}
 }
 
-// PreFilter returns Skip for exempt pods, so that Filter is not called, and
-// gives the cycle its cycleData when there is something to keep: a retry
-// queue, or a runtime that is known or comes from a pod group. A plain pod
-// of unknown runtime without retries costs nothing.
+// PreFilter returns Skip, so that Filter is not called, while no node has a
+// window and for exempt pods. Otherwise it gives the cycle its cycleData
+// when there is something to keep: a retry queue, or a runtime that is known
+// or comes from a pod group. A plain pod of unknown runtime without retries
+// costs nothing.
 func (pl *MaintenanceWindow) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
-	if pl.isExempt(pod) {
+	if pl.signals.none() || pl.isExempt(pod) {
 		return nil, skip
 	}
 	pl.writeCycleData(ctx, state, pod)

@@ -74,6 +74,9 @@ type MaintenanceWindow struct {
 	// nodes is the scheduler's node lister, read only by the metrics'
 	// scrape; nil when the handle offers no informers.
 	nodes corelisters.NodeLister
+	// signals counts the nodes with a window, for PreFilter and PreScore
+	// to skip while there is none; nil when the handle offers no informers.
+	signals *nodeSignals
 }
 
 var (
@@ -123,6 +126,7 @@ func newWithClock(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock
 	profile := profileName(h)
 	pl.retries = newRetryQueue(ctx, h, c, newRetryMetrics(profile))
 	pl.nodes = nodeLister(h)
+	pl.signals = newNodeSignals(ctx, h, pl.sources)
 	live.join(ctx, pl, profile)
 	klog.FromContext(ctx).V(2).Info("Plugin initialized", "plugin", Name, "annotationKey", pl.key,
 		"avoidWithin", pl.avoidWithin, "horizon", pl.horizon, "ignoreDaemonSetPods", pl.ignoreDaemonSet,
@@ -159,7 +163,9 @@ const (
 // SignPod signs a pod with what the plugin reads of it: whether it is
 // exempt, its expected runtime and its pod group. Pods that agree on these
 // get the same filter and score results, so the profile keeps opportunistic
-// batching.
+// batching. Whether any node has a window is the cluster's state, not the
+// pod's, and stays out: the framework filters a batch's hinted node again in
+// the new pod's own cycle, whose PreFilter sees the current count.
 func (pl *MaintenanceWindow) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.SignFragment, *fwk.Status) {
 	runtime := int64(-1)
 	group := ""

@@ -188,6 +188,13 @@ func newPluginProfile(t testing.TB, ctx context.Context, profile string, args *c
 	h := &fakeHandle{profile: profile, snapshot: cache.NewSnapshot(nil, nodes), client: client, informers: informers.NewSharedInformerFactory(client, 0)}
 	// The scheduler runs this informer whatever its plugins do.
 	h.informers.Core().V1().Pods().Informer()
+	// The node informer holds the snapshot's nodes, so that the plugin
+	// counts their windows.
+	for _, n := range nodes {
+		if _, err := client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	pl, err := newWithClock(ctx, args, h, clk)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -195,6 +202,9 @@ func newPluginProfile(t testing.TB, ctx context.Context, profile string, args *c
 	stop := make(chan struct{})
 	h.informers.Start(stop)
 	h.informers.WaitForCacheSync(stop)
+	if err := waitFor(func() bool { return pl.signals.reg.HasSynced() }); err != nil {
+		t.Fatal("the node handler never synced")
+	}
 	t.Cleanup(func() {
 		close(stop)
 		h.informers.Shutdown()
@@ -270,12 +280,15 @@ func TestFilter(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, ctx := ktesting.NewTestContext(t)
-			pl, _, _ := newPlugin(t, defaultArgs(func(a *config.MaintenanceWindowArgs) { a.AvoidWithin.Duration = tc.avoidWithin }))
+			n := node("n", tc.value)
+			pl, _, _ := newPlugin(t, defaultArgs(func(a *config.MaintenanceWindowArgs) { a.AvoidWithin.Duration = tc.avoidWithin }), n)
 			pod := st.MakePod().Name("p").Namespace("default").Obj()
-			if _, status := pl.PreFilter(ctx, nil, pod, nil); !status.IsSuccess() {
-				t.Fatalf("PreFilter: %v", status)
+			// Without a node that carries a value, PreFilter skips.
+			_, status := pl.PreFilter(ctx, nil, pod, nil)
+			if status.IsSkip() != (tc.value == "") || !status.IsSuccess() && !status.IsSkip() {
+				t.Fatalf("PreFilter: %v, want skipped %v", status, tc.value == "")
 			}
-			checkFilter(ctx, t, pl, nil, pod, node("n", tc.value), tc.want)
+			checkFilter(ctx, t, pl, nil, pod, n, tc.want)
 		})
 	}
 }
@@ -329,8 +342,9 @@ func TestExemptPods(t *testing.T) {
 	args := defaultArgs(func(a *config.MaintenanceWindowArgs) {
 		a.ExemptPodSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": "kured"}}
 	})
-	pl, _, _ := newPlugin(t, args)
-	open := nodeInfo(node("n", interval(-1, 1)))
+	openNode := node("n", interval(-1, 1))
+	pl, _, _ := newPlugin(t, args, openNode)
+	open := nodeInfo(openNode)
 	tests := []struct {
 		name   string
 		pod    *v1.Pod

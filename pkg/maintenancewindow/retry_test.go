@@ -317,6 +317,11 @@ func TestPodGroupRetryInFramework(t *testing.T) {
 	nodes := []*v1.Node{node("a", interval(-1, 1)), node("b", interval(-1, 2))}
 	snapshot := cache.NewSnapshot(nil, nodes)
 	client := fake.NewClientset()
+	for _, n := range nodes {
+		if _, err := client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	factory := informers.NewSharedInformerFactory(client, 0)
 	factory.Core().V1().Pods().Informer()
 	activator := &fakeHandle{}

@@ -25,11 +25,13 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 )
 
-// PreScore returns Skip for exempt pods and when the horizon is 0. In a
-// profile that enables the plugin at score without preFilter, it works out
-// the pod's runtime for the cycle.
+// PreScore returns Skip, so that Score is not called, while no node has a
+// window (every node would score the same), for exempt pods and when the
+// horizon is 0. Otherwise, when PreFilter wrote no cycleData (it skipped
+// while the count was 0, or the profile enables the plugin at score
+// without preFilter), it works out the pod's runtime for the cycle.
 func (pl *MaintenanceWindow) PreScore(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) *fwk.Status {
-	if pl.horizon <= 0 || pl.isExempt(pod) {
+	if pl.horizon <= 0 || pl.signals.none() || pl.isExempt(pod) {
 		return skip
 	}
 	if state != nil && pl.runtimeAware {

@@ -163,7 +163,7 @@ func TestNoRetryQueueWithoutInformer(t *testing.T) {
 // earliestEnd only when there is a retry queue to spare the lock of.
 func TestPreFilterStateOnlyWithRetries(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
-	withRetries, _, _ := newPlugin(t, defaultArgs(nil))
+	withRetries, _, _ := newPlugin(t, defaultArgs(nil), node("n", interval(-1, 1)))
 	withoutRetries, err := newWithClock(ctx, defaultArgs(nil), &fakeHandle{}, testingclock.NewFakeClock(now))
 	if err != nil {
 		t.Fatal(err)
@@ -358,7 +358,7 @@ func TestNormalizeScoreSubSecondHorizon(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			pl, _, _ := newPlugin(t, defaultArgs(func(a *config.MaintenanceWindowArgs) { a.Horizon.Duration = tc.horizon }))
+			pl, _, _ := newPlugin(t, defaultArgs(func(a *config.MaintenanceWindowArgs) { a.Horizon.Duration = tc.horizon }), node("open", interval(-1, 1)))
 			pod := st.MakePod().Name("p").Namespace("default").Obj()
 			if status := pl.PreScore(ctx, nil, pod, nil); !status.IsSuccess() {
 				t.Fatalf("PreScore: %v", status)
@@ -374,9 +374,9 @@ func TestNormalizeScoreSubSecondHorizon(t *testing.T) {
 	}
 }
 
-// TestCleanStopLogsNothing guards the stop of the retries: removing the pod
-// event handler from a running informer succeeds, and a success is not
-// logged as a failure to remove it.
+// TestCleanStopLogsNothing guards the stop of the retries and of the node
+// count: removing the pod and node event handlers from a running informer
+// succeeds, and a success is not logged as a failure to remove it.
 func TestCleanStopLogsNothing(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -392,8 +392,9 @@ func TestCleanStopLogsNothing(t *testing.T) {
 			pl, _, _ := newPluginCtx(t, ctx, defaultArgs(nil))
 			cancel()
 			<-retriesDone(pl)
+			<-pl.signals.done
 			for _, e := range buffered.GetSink().(ktesting.Underlier).GetBuffer().Data() {
-				if e.Message == "Removing the pod event handler" {
+				if e.Message == "Removing the pod event handler" || e.Message == "Removing the node event handler" {
 					t.Errorf("logged %q with %v on a clean stop", e.Message, e.ParameterKVList)
 				}
 			}
