@@ -108,7 +108,7 @@ type Options struct {
 // Session is what Play returns once every config has run.
 type Session struct {
 	// Runs are the runs, one per config, in the order of Options.Configs.
-	Runs []Run
+	Runs []ConfigRun
 	// Kubeconfig reaches the control plane of the last config, which is
 	// still up when Options.Keep is set (until Stop).
 	Kubeconfig string

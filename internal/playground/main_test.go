@@ -141,7 +141,7 @@ func play(t *testing.T, opts Options) (*Session, string) {
 
 // checkRan checks what a run says ran: its plan, and the nodes as created,
 // the plan's first, in order, their placeholders expanded.
-func checkRan(t *testing.T, r Run) {
+func checkRan(t *testing.T, r ConfigRun) {
 	t.Helper()
 	if r.Plan == nil {
 		t.Fatalf("run of %s: no plan", r.Config)

@@ -33,8 +33,9 @@ import (
 	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy/admission"
 )
 
-// Run is one config's run: its result, and what ran.
-type Run struct {
+// ConfigRun is the scenario's run under one config: its result, and
+// what ran.
+type ConfigRun struct {
 	report.Run
 	// Plan is the scenario as compiled for the config's profiles.
 	Plan *scenario.Plan
@@ -48,7 +49,7 @@ type Run struct {
 // runs its steps. It returns the run (also on a timeout, with a
 // *TimeoutError), and stop, which stops the cluster, whenever the control
 // plane started.
-func runScenario(ctx context.Context, opts Options, sc *schedconfig.Config, plan *scenario.Plan, policies *admission.Result, progress io.Writer) (*Run, func(), error) {
+func runScenario(ctx context.Context, opts Options, sc *schedconfig.Config, plan *scenario.Plan, policies *admission.Result, progress io.Writer) (*ConfigRun, func(), error) {
 	c, err := startCluster(ctx, opts, sc, plan, policies, progress)
 	if c == nil {
 		return nil, nil, err
@@ -85,7 +86,7 @@ func runScenario(ctx context.Context, opts Options, sc *schedconfig.Config, plan
 		return nil, c.stop, errors.Join(err, cerr)
 	}
 	res.Steps = steps
-	run := &Run{Run: report.Run{Config: sc.Source, Result: res}, Plan: plan, Nodes: c.nodes}
+	run := &ConfigRun{Run: report.Run{Config: sc.Source, Result: res}, Plan: plan, Nodes: c.nodes}
 	if c.autoscaler != nil {
 		added, aerr := c.autoscaler.addedNodes(ctx)
 		if aerr != nil {
@@ -106,7 +107,7 @@ func runScenario(ctx context.Context, opts Options, sc *schedconfig.Config, plan
 // explain sets the explanation of each pod of run's result from the
 // scheduler's last attempt, and of its seats when the scenario has
 // licenses.
-func explain(ctx context.Context, c *cluster, p *pipeline, run *Run, explainNodes int) error {
+func explain(ctx context.Context, c *cluster, p *pipeline, run *ConfigRun, explainNodes int) error {
 	names := make([]string, len(run.Nodes))
 	for i, n := range run.Nodes {
 		names[i] = n.Name
