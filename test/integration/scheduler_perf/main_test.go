@@ -22,54 +22,12 @@ limitations under the License.
 package schedulerperf
 
 import (
-	"flag"
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
-	_ "k8s.io/component-base/logs/json/register"
-	perf "k8s.io/kubernetes/test/integration/scheduler_perf"
+	"github.com/adminsched/scheduler-plugins/test/integration/scheduler_perf/harness"
 )
 
 func TestMain(m *testing.M) {
-	if err := etcdOnPath(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if err := perf.InitTests(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	// Without -data-items-dir the harness writes its JSON and .dat files
-	// into the working directory, this source folder: use _output instead.
-	if f := flag.Lookup("data-items-dir"); f != nil && f.Value.String() == "" {
-		dir, err := filepath.Abs("../../../_output/scheduler_perf")
-		if err == nil {
-			err = f.Value.Set(dir)
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-	}
-	os.Exit(m.Run())
-}
-
-// etcdOnPath makes sure the harness finds etcd on PATH: when it is not there
-// already, it adds KUBEBUILDER_ASSETS (set by make integration-test) or the
-// repository's bin/ (where hack/install-envtest.sh builds it).
-func etcdOnPath() error {
-	if _, err := exec.LookPath("etcd"); err == nil {
-		return nil
-	}
-	dir := os.Getenv("KUBEBUILDER_ASSETS")
-	if dir == "" {
-		dir, _ = filepath.Abs("../../../bin")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "etcd")); err != nil {
-		return fmt.Errorf("scheduler_perf needs etcd on PATH or in %s: run hack/install-envtest.sh or make envtest", dir)
-	}
-	return os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	os.Exit(harness.Main(m, "../../../bin", "../../../_output/scheduler_perf"))
 }
