@@ -91,7 +91,7 @@ release-manifests: ## Render manifests/install with image $(IMAGE) into _output/
 		--image $(LICENSE_DRIVER_IMAGE) --output $(RELEASE_DIR)/license-driver.yaml
 
 .PHONY: test
-test: unit-test integration-test doc-test image-test ## Run every test CI runs.
+test: unit-test integration-test upstream-perf-test doc-test image-test ## Run every test CI runs.
 
 # The docs' commands run as a newcomer's would: bin/ first on PATH, no
 # KUBECONFIG or KUBEBUILDER_ASSETS (test/docs says how blocks are marked).
@@ -123,6 +123,20 @@ karpenter: ## Build bin/karpenter (Karpenter's KWOK provider) and bin/karpenter-
 integration-test: envtest helm kubectl karpenter build ## Tests on the embedded cluster: integration, the playground's engine and command (with the real kubectl), scheduler_perf smoke.
 	PATH=$(BIN_DIR):$$PATH KUBEBUILDER_ASSETS=$(BIN_DIR) SCHEDULER_BINARY=$(BIN_DIR)/kube-scheduler LICENSE_DRIVER_BINARY=$(BIN_DIR)/license-driver \
 		$(GO) test -count=1 -timeout 30m ./test/integration/... ./internal/playground ./cmd/playground/...
+
+# Only RunBenchmarkPerfScheduling takes a plugin registry, so upstream's
+# suites run as benchmarks, once each (-benchtime=1x), on their
+# integration-test workloads. ARTIFACTS: the harness logs each workload to a
+# file there and deletes it when the workload passes.
+.PHONY: upstream-perf-test
+upstream-perf-test: envtest ## Upstream's own scheduler_perf suites (k8s.io/kubernetes' test cases, integration size) with our three plugins in every profile.
+	mkdir -p $(CURDIR)/_output/scheduler_perf/upstream-logs
+	PATH=$(BIN_DIR):$$PATH ARTIFACTS=$(CURDIR)/_output/scheduler_perf/upstream-logs $(GO) test -count=1 -timeout 60m ./test/integration/scheduler_perf/upstream \
+		-run '^$$' -bench . -benchtime=1x -perf-scheduling-label-filter=integration-test,-performance
+
+.PHONY: bench-upstream
+bench-upstream: envtest ## Upstream's SchedulingBasic/5000Nodes_10000Pods under the default profile, ours and each plugin alone, alternated; benchstat (see doc/performance.md).
+	PATH=$(BIN_DIR):$$PATH hack/bench-upstream.sh
 
 .PHONY: bench
 bench: envtest ## Micro-benchmarks and scheduler_perf workloads; figures under _output/bench (see doc/performance.md).
