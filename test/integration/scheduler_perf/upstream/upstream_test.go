@@ -53,7 +53,7 @@ import (
 )
 
 var profileList = flag.String("upstream-profiles", "all",
-	"comma-separated profiles to run every suite under, in this order: default, all, NodeLessPods, NodeLessPodsNoPreScore, PlacementPolicy, MaintenanceWindow, MaintenanceWindowOn1pct")
+	"comma-separated profiles to run every suite under, in this order; of "+names(profiles))
 
 func TestMain(m *testing.M) {
 	os.Exit(harness.Main(m, "../../../../bin", "../../../../_output/scheduler_perf/upstream"))
