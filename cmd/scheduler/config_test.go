@@ -393,9 +393,8 @@ func TestShippedConfig(t *testing.T) {
 		t.Fatalf("profiles (-want, +got):\n%s", diff)
 	}
 	want := map[string]schedconfig.Plugin{
-		"PreScore": {Name: nodelesspods.Name},
-		"Score":    {Name: nodelesspods.Name, Weight: 3},
-		"Reserve":  {Name: nodelesspods.Name},
+		"Score":   {Name: nodelesspods.Name, Weight: 3},
+		"Reserve": {Name: nodelesspods.Name},
 	}
 	got := nodeLessPodsExtensionPoints(sched.Profiles["custom-scheduler"].ListPlugins())
 	if diff := cmp.Diff(want, got); diff != "" {

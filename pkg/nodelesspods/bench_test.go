@@ -264,20 +264,13 @@ var benchNodeNames = func() []string {
 
 // BenchmarkCycle compares what one scheduling cycle costs each scorer over
 // the same 5,000 nodes and 150,000 pods: PreScore once (when the plugin has
-// one), Score on every node and NormalizeScore (when it has one). ns/node is
-// the cycle's cost divided by the number of nodes.
+// one; NodeLessPods has none), Score on every node and NormalizeScore (when
+// it has one). ns/node is the cycle's cost divided by the number of nodes.
 func BenchmarkCycle(b *testing.B) {
 	c := getCluster(b)
 	ctx := benchContext(b)
 
 	b.Run("NodeLessPods", func(b *testing.B) {
-		pl := newBenchPlugin(b, ctx, testArgs(nil), c, true)
-		runCycle(b, ctx, c, pl, pl)
-	})
-
-	// A profile that enables the plugin at score but not at preScore:
-	// every Score call asks the memo.
-	b.Run("NodeLessPods-score-only", func(b *testing.B) {
 		pl := newBenchPlugin(b, ctx, testArgs(nil), c, true)
 		runCycle(b, ctx, c, pl, nil)
 	})

@@ -53,7 +53,6 @@ type NodeLessPods struct {
 }
 
 var (
-	_ fwk.PreScorePlugin    = &NodeLessPods{}
 	_ fwk.ScorePlugin       = &NodeLessPods{}
 	_ fwk.ScoreExtensions   = &NodeLessPods{}
 	_ fwk.ReservePlugin     = &NodeLessPods{}

@@ -60,10 +60,6 @@ type podGroupCycle struct {
 	// reserve runs Reserve and Unreserve around assume and forget, as a
 	// profile that enables the plugin at reserve does.
 	reserve bool
-	// preScore runs PreScore on every node before Score, as the framework
-	// does in each cycle when the profile enables the plugin at preScore
-	// (multiPoint does); without it Score asks the memo.
-	preScore bool
 }
 
 func (c *podGroupCycle) assume(pod *v1.Pod) {
@@ -99,15 +95,6 @@ func (c *podGroupCycle) score(nodeName string) int64 {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	if c.preScore {
-		all, err := c.snapshot.NodeInfos().List()
-		if err != nil {
-			c.t.Fatal(err)
-		}
-		if status := c.pl.PreScore(c.ctx, c.state, &v1.Pod{}, all); !status.IsSuccess() {
-			c.t.Fatalf("PreScore: %v", status)
-		}
-	}
 	s, status := c.pl.Score(c.ctx, c.state, &v1.Pod{}, ni)
 	if !status.IsSuccess() {
 		c.t.Fatalf("Score(%s): %v", nodeName, status)
@@ -118,23 +105,21 @@ func (c *podGroupCycle) score(nodeName string) int64 {
 // enablements are the ways a profile can enable the plugin, as the pod-group
 // tests run them.
 var enablements = []struct {
-	name              string
-	reserve, preScore bool
+	name    string
+	reserve bool
 }{
-	{"score only", false, false},
-	{"score and preScore", false, true},
-	{"with reserve", true, false},
-	{"multiPoint", true, true},
+	{"score only", false},
+	{"multiPoint", true},
 }
 
-func newPodGroupCycle(t *testing.T, reserve, preScore bool) *podGroupCycle {
+func newPodGroupCycle(t *testing.T, reserve bool) *podGroupCycle {
 	_, ctx := ktesting.NewTestContext(t)
 	n1 := node("n1", 110)
 	pl, snapshot := newTestPlugin(ctx, t,
 		testArgs(func(a *config.NodeLessPodsArgs) { a.Namespaces = []string{"default"} }),
 		[]*v1.Node{n1, node("n2", 110)},
 		boundPod("a", "default", "n1").Obj(), boundPod("b", "default", "n1").Obj())
-	return &podGroupCycle{ctx: ctx, t: t, pl: pl, snapshot: snapshot, state: podGroupState(), reserve: reserve, preScore: preScore}
+	return &podGroupCycle{ctx: ctx, t: t, pl: pl, snapshot: snapshot, state: podGroupState(), reserve: reserve}
 }
 
 // TestPodGroupSwap is issue 18's defect 1: gang G1 (counted pods) assumes P1
@@ -145,7 +130,7 @@ func newPodGroupCycle(t *testing.T, reserve, preScore bool) *podGroupCycle {
 func TestPodGroupSwap(t *testing.T) {
 	for _, e := range enablements {
 		t.Run(e.name, func(t *testing.T) {
-			c := newPodGroupCycle(t, e.reserve, e.preScore)
+			c := newPodGroupCycle(t, e.reserve)
 			if got := c.score("n1"); got != 2 {
 				t.Fatalf("before the groups: Score = %d, want 2", got)
 			}
@@ -170,7 +155,7 @@ func TestPodGroupSwap(t *testing.T) {
 func TestPreemptionDryRun(t *testing.T) {
 	for _, e := range enablements {
 		t.Run(e.name, func(t *testing.T) {
-			c := newPodGroupCycle(t, e.reserve, e.preScore)
+			c := newPodGroupCycle(t, e.reserve)
 			if got := c.score("n1"); got != 2 {
 				t.Fatalf("before the dry run: Score = %d, want 2", got)
 			}

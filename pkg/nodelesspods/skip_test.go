@@ -36,8 +36,8 @@ var singleNodeRuns atomic.Int64
 // TestSingleFeasibleNodeIsNotScored pins why NodeLessPods never returns
 // Skip: the one case it could tell cheaply, a single candidate, never
 // reaches it, because the scheduler binds the only feasible node without
-// running PreScore, Score or NormalizeScore. The plugin's lookup counters
-// (PreScore and Score look counts up, NormalizeScore adds them up) stay 0
+// running Score or NormalizeScore. The plugin's lookup counters (Score
+// looks counts up, NormalizeScore adds them up) stay 0
 // while one node exists, and move as soon as a second one does.
 func TestSingleFeasibleNodeIsNotScored(t *testing.T) {
 	profileName := fmt.Sprintf("single-node-%d", singleNodeRuns.Add(1))

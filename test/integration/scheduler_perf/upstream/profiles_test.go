@@ -63,12 +63,6 @@ var profiles = []profile{
 		plugin(maintenancewindow.Name, 0),
 	)},
 	{name: "NodeLessPods", edit: enable(plugin(nodelesspods.Name, 1))},
-	// Without the PreScore pass that looks every candidate's count up
-	// before Score: what that pass buys on the whole cycle.
-	{name: "NodeLessPodsNoPreScore", edit: func(p *configv1.KubeSchedulerProfile) {
-		enable(plugin(nodelesspods.Name, 1))(p)
-		p.Plugins.PreScore.Disabled = append(p.Plugins.PreScore.Disabled, plugin(nodelesspods.Name, 0))
-	}},
 	{name: "PlacementPolicy", edit: enable(plugin(placementpolicy.Name, 0))},
 	{name: "MaintenanceWindow", edit: enable(plugin(maintenancewindow.Name, 0))},
 	// The cost once the plugin has work: a window on 1% of the nodes.
