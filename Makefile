@@ -5,10 +5,29 @@ SHELL := /usr/bin/env bash -o errexit -o pipefail -o nounset
 GO ?= go
 BIN_DIR := $(CURDIR)/bin
 
+# KUBE_MINOR builds and tests against another Kubernetes minor (README.md,
+# "Kubernetes versions"). Empty or the newest: go.mod. An older one: its
+# k8s.io modules from go.$(KUBE_MINOR).mod, the files of the build tag
+# kube$(KUBE_MINOR), its binaries in bin/$(KUBE_MINOR)/.
+NEWEST_MINOR := 1.37
+OLDER_MINORS := 1.36
+KUBE_MINOR ?=
+ifneq ($(filter-out $(NEWEST_MINOR),$(KUBE_MINOR)),)
+ifeq ($(filter $(KUBE_MINOR),$(OLDER_MINORS)),)
+$(error KUBE_MINOR=$(KUBE_MINOR) is not supported: use one of $(OLDER_MINORS) $(NEWEST_MINOR), or leave it empty for $(NEWEST_MINOR))
+endif
+MODFILE := go.$(KUBE_MINOR).mod
+MINOR_FLAGS := -modfile=$(CURDIR)/$(MODFILE) -tags=kube$(KUBE_MINOR)
+BIN_DIR := $(CURDIR)/bin/$(KUBE_MINOR)
+else
+MODFILE := go.mod
+MINOR_FLAGS :=
+endif
+
 # The scheduler reports VERSION through --version and the version metric. Its
 # Kubernetes base version stays first so that feature-gate compatibility logic,
-# which parses this string, sees v1.37.
-K8S_VERSION := $(shell $(GO) list -m -f '{{.Version}}' k8s.io/kubernetes)
+# which parses this string, sees the minor (v1.37).
+K8S_VERSION := $(shell $(GO) list $(MINOR_FLAGS) -m -f '{{.Version}}' k8s.io/kubernetes)
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
 GIT_COMMIT := $(shell git rev-parse --verify -q HEAD || echo unknown)
 BUILD_DATE := $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
@@ -26,9 +45,9 @@ all: build
 
 .PHONY: build
 build: ## Build bin/kube-scheduler, bin/license-driver and bin/placement-admission.
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/kube-scheduler ./cmd/scheduler
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/license-driver ./cmd/license-driver
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/placement-admission ./cmd/placement-admission
+	$(GO) build $(MINOR_FLAGS) -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/kube-scheduler ./cmd/scheduler
+	$(GO) build $(MINOR_FLAGS) -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/license-driver ./cmd/license-driver
+	$(GO) build $(MINOR_FLAGS) -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/placement-admission ./cmd/placement-admission
 
 IMAGE ?= adminsched/kube-scheduler:$(VERSION)
 DOCKER ?= docker
@@ -101,15 +120,15 @@ doc-test: envtest helm kubectl karpenter build playground ## Run the command blo
 
 .PHONY: unit-test
 unit-test: envtest ## Unit tests with the race detector, including the fuzz seed corpora (the playground's apply and settle steps run theirs on the embedded cluster).
-	KUBEBUILDER_ASSETS=$(BIN_DIR) $(GO) test -race -count=1 $(UNIT_PKGS)
+	KUBEBUILDER_ASSETS=$(BIN_DIR) $(GO) test $(MINOR_FLAGS) -race -count=1 $(UNIT_PKGS)
 
 .PHONY: envtest
 envtest: ## Build the embedded cluster (etcd, kube-apiserver, kube-controller-manager, kwok) from Go modules into bin/ (skipped when up to date).
-	hack/install-envtest.sh $(BIN_DIR)
+	MODFILE=$(MODFILE) hack/install-envtest.sh $(BIN_DIR)
 
 .PHONY: kubectl
 kubectl: ## Build bin/kubectl from the k8s.io/kubernetes go.mod pins (skipped when up to date), to try bin/playground --keep by hand.
-	hack/install-kubectl.sh $(BIN_DIR)
+	MODFILE=$(MODFILE) hack/install-kubectl.sh $(BIN_DIR)
 
 .PHONY: helm
 helm: ## Build bin/helm from hack/tools/helm/go.mod (skipped when up to date).

@@ -16,6 +16,10 @@
 #
 #   hack/install-envtest.sh            # -> bin/etcd, bin/kube-apiserver, ...
 #   export KUBEBUILDER_ASSETS=$PWD/bin # how envtest finds them
+#   MODFILE=go.1.36.mod hack/install-envtest.sh bin/1.36   # another minor's
+#
+# MODFILE is the module file whose pins the binaries are built from (default
+# go.mod; go.<minor>.mod for an older Kubernetes minor, see README.md).
 set -o errexit -o nounset -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -23,10 +27,13 @@ cd "${ROOT}"
 OUT=${1:-${ROOT}/bin}
 mkdir -p "${OUT}"
 OUT=$(cd "${OUT}" && pwd)
+MODFILE=${MODFILE:-go.mod}
+[[ -f "${MODFILE}" ]] || { echo "MODFILE=${MODFILE}: no such module file in ${ROOT}" >&2; exit 1; }
+mod=(-modfile="${ROOT}/${MODFILE}")
 
-k8s=$(go list -m -f '{{.Version}}' k8s.io/kubernetes)
+k8s=$(go list "${mod[@]}" -m -f '{{.Version}}' k8s.io/kubernetes)
 kwok=$(cd hack/tools/kwok && go list -m -f '{{.Version}}' sigs.k8s.io/kwok)
-want="$(go version) etcd=$(go list -m -f '{{.Version}}' go.etcd.io/etcd/server/v3) kubernetes=${k8s} kwok=${kwok}"
+want="$(go version) etcd=$(go list "${mod[@]}" -m -f '{{.Version}}' go.etcd.io/etcd/server/v3) kubernetes=${k8s} kwok=${kwok}"
 stamp="${OUT}/.envtest-stamp"
 bins=(etcd kube-apiserver kube-controller-manager kwok)
 up_to_date() {
@@ -45,19 +52,20 @@ rm -f "${stamp}"
 ldflags="-X k8s.io/component-base/version.gitVersion=${k8s} -X k8s.io/client-go/pkg/version.gitVersion=${k8s}"
 # Each build says how long it took: what a cold cache costs, per binary.
 timed() { local name=$1 start=${SECONDS}; shift; "$@"; echo "built ${name} in $((SECONDS - start)) s"; }
-timed etcd go build -o "${OUT}/etcd" go.etcd.io/etcd/server/v3
-timed kube-apiserver go build -ldflags "${ldflags}" -o "${OUT}/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
+timed etcd go build "${mod[@]}" -o "${OUT}/etcd" go.etcd.io/etcd/server/v3
+timed kube-apiserver go build "${mod[@]}" -ldflags "${ldflags}" -o "${OUT}/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
 
 tmp=$(mktemp -d)
 trap 'rm -rf "${tmp}"' EXIT
-cp go.mod go.sum "${tmp}/"
+cp "${MODFILE}" "${tmp}/go.mod"
+cp "${MODFILE%.mod}.sum" "${tmp}/go.sum"
 timed kube-controller-manager go build -modfile="${tmp}/go.mod" -mod=mod -ldflags "${ldflags}" \
   -o "${OUT}/kube-controller-manager" k8s.io/kubernetes/cmd/kube-controller-manager
 # -mod=mod may only add go.sum entries: a changed requirement would mean the
 # controller-manager was not built from go.mod's pins.
-if ! cmp -s go.mod "${tmp}/go.mod"; then
-  diff go.mod "${tmp}/go.mod" >&2 || true
-  echo "building kube-controller-manager changed the requirements of go.mod (above); refusing the binary" >&2
+if ! cmp -s "${MODFILE}" "${tmp}/go.mod"; then
+  diff "${MODFILE}" "${tmp}/go.mod" >&2 || true
+  echo "building kube-controller-manager changed the requirements of ${MODFILE} (above); refusing the binary" >&2
   rm -f "${OUT}/kube-controller-manager"
   exit 1
 fi

@@ -7,6 +7,7 @@
 # the stamp matches.
 #
 #   hack/install-kubectl.sh            # -> bin/kubectl
+#   MODFILE=go.1.36.mod hack/install-kubectl.sh bin/1.36   # another minor's
 set -o errexit -o nounset -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -15,12 +16,14 @@ OUT=${1:-${ROOT}/bin}
 mkdir -p "${OUT}"
 OUT=$(cd "${OUT}" && pwd)
 BIN=${OUT}/kubectl
+MODFILE=${MODFILE:-go.mod}
+[[ -f "${MODFILE}" ]] || { echo "MODFILE=${MODFILE}: no such module file in ${ROOT}" >&2; exit 1; }
 
-k8s=$(go list -m -f '{{.Version}}' k8s.io/kubernetes)
+k8s=$(go list -modfile="${ROOT}/${MODFILE}" -m -f '{{.Version}}' k8s.io/kubernetes)
 want="$(go version) kubernetes=${k8s}"
 stamp="${BIN}.stamp"
 if [[ -x "${BIN}" && -f "${stamp}" && "$(cat "${stamp}")" == "${want}" ]]; then
-  echo "bin/kubectl is up to date (${want})"
+  echo "${BIN} is up to date (${want})"
   exit 0
 fi
 
@@ -28,14 +31,15 @@ echo "building kubectl ${k8s} into ${OUT}; a cold build takes a few minutes"
 rm -f "${stamp}"
 tmp=$(mktemp -d)
 trap 'rm -rf "${tmp}"' EXIT
-cp go.mod go.sum "${tmp}/"
+cp "${MODFILE}" "${tmp}/go.mod"
+cp "${MODFILE%.mod}.sum" "${tmp}/go.sum"
 start=${SECONDS}
 go build -modfile="${tmp}/go.mod" -mod=mod \
   -ldflags "-X k8s.io/client-go/pkg/version.gitVersion=${k8s} -X k8s.io/component-base/version.gitVersion=${k8s}" \
   -o "${BIN}" k8s.io/kubernetes/cmd/kubectl
-if ! cmp -s go.mod "${tmp}/go.mod"; then
-  diff go.mod "${tmp}/go.mod" >&2 || true
-  echo "building kubectl changed the requirements of go.mod (above); refusing the binary" >&2
+if ! cmp -s "${MODFILE}" "${tmp}/go.mod"; then
+  diff "${MODFILE}" "${tmp}/go.mod" >&2 || true
+  echo "building kubectl changed the requirements of ${MODFILE} (above); refusing the binary" >&2
   rm -f "${BIN}"
   exit 1
 fi
