@@ -31,7 +31,7 @@ fi
 rm -rf "${OUT}"
 mkdir -p "${OUT}"
 git archive --format=tar "${commit}" | tar -x -C "${OUT}"
-go run ./hack/release-minor --minor "${MINOR}" --dir "${OUT}"
+go run ./hack/release-minor --minor "${MINOR}" --dir "${OUT}" ${TAG:+--version "${TAG}"}
 
 if [[ "${BRANCH}" == 1 ]]; then
   index=$(mktemp)

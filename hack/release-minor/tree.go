@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -36,13 +37,21 @@ var modFile = regexp.MustCompile(`^go\.1\.[0-9]+\.(mod|sum)$`)
 
 type changes struct{ dropped, untagged int }
 
-// rewrite makes dir, a copy of the tree, the release tree of minor.
-func rewrite(dir, minor string) (changes, error) {
+// chart is the Helm chart whose versions follow the release's.
+const chart = "manifests/install/charts/adminsched-scheduler/Chart.yaml"
+
+// rewrite makes dir, a copy of the tree, the release tree of minor, for the
+// release version (v0.<minor>.<patch>).
+func rewrite(dir, minor, version string) (changes, error) {
 	var c changes
 	if !regexp.MustCompile(`^1\.[0-9]+$`).MatchString(minor) {
 		return c, fmt.Errorf("--minor %q: want a Kubernetes minor such as 1.36", minor)
 	}
 	tag := "kube" + minor
+	n, _ := strconv.Atoi(strings.TrimPrefix(minor, "1."))
+	if !regexp.MustCompile(fmt.Sprintf(`^v0\.%d\.[0-9]+$`, n)).MatchString(version) {
+		return c, fmt.Errorf("--version %q: a release of Kubernetes %s is v0.%d.<patch>", version, minor, n)
+	}
 	mod := filepath.Join(dir, "go."+minor+".mod")
 	if _, err := os.Stat(mod); err != nil {
 		return c, fmt.Errorf("%s has no go.%s.mod: this tree does not build Kubernetes %s (%w)", dir, minor, minor, err)
@@ -69,7 +78,33 @@ func rewrite(dir, minor string) (changes, error) {
 	if err != nil {
 		return c, err
 	}
-	return c, setNewestMinor(filepath.Join(dir, "Makefile"), minor)
+	if err := setNewestMinor(filepath.Join(dir, "Makefile"), minor); err != nil {
+		return c, err
+	}
+	return c, setChartVersions(filepath.Join(dir, chart), n, version)
+}
+
+// setChartVersions makes the chart that of version: its own version and
+// appVersion, the kube-apiserver minors the skew policy allows for a
+// scheduler of minor n (n and n+1), and the minor its description names.
+func setChartVersions(path string, n int, version string) error {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	for _, r := range []struct{ re, repl string }{
+		{`(?m)^version: .*$`, "version: " + strings.TrimPrefix(version, "v")},
+		{`(?m)^appVersion: .*$`, fmt.Sprintf("appVersion: %q", version)},
+		{`(?m)^kubeVersion: .*$`, fmt.Sprintf("kubeVersion: \">=1.%d.0-0 <1.%d.0-0\"", n, n+2)},
+		{`\(v1\.[0-9]+ with`, fmt.Sprintf("(v1.%d with", n)},
+	} {
+		re := regexp.MustCompile(r.re)
+		if !re.Match(src) {
+			return fmt.Errorf("%s: no line matches %s", path, r.re)
+		}
+		src = re.ReplaceAll(src, []byte(r.repl))
+	}
+	return os.WriteFile(path, src, 0o644)
 }
 
 // retag drops the file at path when its minor constraint excludes tag, and

@@ -28,6 +28,9 @@ import (
 
 const header = "/*\nlicense\n*/\n\n"
 
+const chartYAML = "description: The scheduler (v1.37 with our plugins).\nversion: 0.37.1\n" +
+	"appVersion: \"v0.37.0\"\nkubeVersion: \">=1.37.0-0 <1.39.0-0\"\n"
+
 func writeTree(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -70,6 +73,7 @@ func TestRewrite(t *testing.T) {
 		"go.1.35.mod":                  "module m // 1.35",
 		"go.1.35.sum":                  "sums 1.35",
 		"Makefile":                     "NEWEST_MINOR := 1.37\nOLDER_MINORS := 1.35 1.36\nall:\n",
+		chart:                          chartYAML,
 		"pkg/shared.go":                header + "package pkg\n",
 		"pkg/api_kube137.go":           "//go:build !kube1.35 && !kube1.36\n\n" + header + "package pkg\n\nconst minor = 37\n",
 		"pkg/api_kube136.go":           "//go:build kube1.36\n\n" + header + "package pkg\n\nconst minor = 36\n",
@@ -79,14 +83,16 @@ func TestRewrite(t *testing.T) {
 		"testdata/go.1.36.mod":         "not a module file of the root",
 		"internal/x/x_kube136_test.go": "//go:build kube1.36\n\npackage x\n",
 	})
-	c, err := rewrite(dir, "1.36")
+	c, err := rewrite(dir, "1.36", "v0.36.2")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"go.mod":                       "module m // 1.36",
-		"go.sum":                       "sums 1.36",
-		"Makefile":                     "NEWEST_MINOR := 1.36\nOLDER_MINORS :=\nall:\n",
+		"go.mod":   "module m // 1.36",
+		"go.sum":   "sums 1.36",
+		"Makefile": "NEWEST_MINOR := 1.36\nOLDER_MINORS :=\nall:\n",
+		chart: "description: The scheduler (v1.36 with our plugins).\nversion: 0.36.2\n" +
+			"appVersion: \"v0.36.2\"\nkubeVersion: \">=1.36.0-0 <1.38.0-0\"\n",
 		"pkg/shared.go":                header + "package pkg\n",
 		"pkg/api_kube136.go":           header + "package pkg\n\nconst minor = 36\n",
 		"pkg/older.go":                 header + "package pkg\n",
@@ -104,10 +110,20 @@ func TestRewrite(t *testing.T) {
 
 func TestRewriteRefuses(t *testing.T) {
 	for name, tc := range map[string]struct {
-		files map[string]string
-		minor string
-		want  string
+		files   map[string]string
+		minor   string
+		version string
+		want    string
 	}{
+		"version of another minor": {
+			files: map[string]string{"go.1.36.mod": "", "go.1.36.sum": ""}, minor: "1.36", version: "v0.37.0",
+			want: "a release of Kubernetes 1.36 is v0.36.<patch>",
+		},
+		"chart without kubeVersion": {
+			files: map[string]string{"go.1.36.mod": "", "go.1.36.sum": "", "Makefile": "NEWEST_MINOR := 1.37\nOLDER_MINORS := 1.36\n",
+				chart: "version: 0.37.1\nappVersion: \"v0.37.0\"\n"},
+			minor: "1.36", want: "no line matches",
+		},
 		"no module file": {
 			files: map[string]string{"go.mod": "", "Makefile": "NEWEST_MINOR := 1.37\nOLDER_MINORS := 1.36\n"},
 			minor: "1.35", want: "has no go.1.35.mod",
@@ -126,7 +142,11 @@ func TestRewriteRefuses(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := rewrite(writeTree(t, tc.files), tc.minor)
+			version := tc.version
+			if version == "" {
+				version = "v0." + strings.TrimPrefix(tc.minor, "1.") + ".0"
+			}
+			_, err := rewrite(writeTree(t, tc.files), tc.minor, version)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("rewrite = %v, want an error containing %q", err, tc.want)
 			}
