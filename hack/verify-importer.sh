@@ -45,8 +45,8 @@ GO
 # the tree's versions (the module proxy serves no v0.0.0), then tidy.
 go mod init example.com/importer >/dev/null 2>&1
 go mod edit -require="github.com/adminsched/scheduler-plugins@v0.${minor#1.}.0" -replace="github.com/adminsched/scheduler-plugins=${TREE}"
-(cd "${TREE}" && go list -m -f '{{if not .Main}}{{if not .Indirect}}{{.Path}}@{{.Version}}{{end}}{{end}}' all) |
-  grep '^k8s.io/' | while read -r req; do go mod edit -require="${req}"; done
+(cd "${TREE}" && go list -m -f '{{if not .Main}}{{.Path}}@{{.Version}}{{end}}' all) | grep '^k8s.io/' |
+  while read -r req; do go mod edit -require="${req}"; done
 GOFLAGS=-mod=mod go mod tidy
 got=$(go list -m -f '{{.Version}}' k8s.io/kubernetes)
 if [[ "${got}" != "${k8s}" ]]; then
