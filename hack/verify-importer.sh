@@ -45,7 +45,9 @@ GO
 # the tree's versions (the module proxy serves no v0.0.0), then tidy.
 go mod init example.com/importer >/dev/null 2>&1
 go mod edit -require="github.com/adminsched/scheduler-plugins@v0.${minor#1.}.0" -replace="github.com/adminsched/scheduler-plugins=${TREE}"
-(cd "${TREE}" && go list -m -f '{{if not .Main}}{{.Path}}@{{.Version}}{{end}}' all) | grep '^k8s.io/' |
+# Those go.mod requires, direct and indirect: the whole graph's would pull
+# in modules whose own go.mod requires staging modules at v0.0.0.
+awk '$1 ~ /^k8s\.io\// && $2 ~ /^v/ {print $1 "@" $2}' "${TREE}/go.mod" |
   while read -r req; do go mod edit -require="${req}"; done
 GOFLAGS=-mod=mod go mod tidy
 got=$(go list -m -f '{{.Version}}' k8s.io/kubernetes)
@@ -54,5 +56,6 @@ if [[ "${got}" != "${k8s}" ]]; then
   exit 1
 fi
 go build -o importer .
-./importer --help | grep -q -- '--config' || { echo "the importer's scheduler does not run" >&2; exit 1; }
+help=$(./importer --help)
+grep -q -- '--config' <<<"${help}" || { echo "the importer's scheduler does not run" >&2; exit 1; }
 echo "an importer module built a ${k8s} kube-scheduler with our plugins: ${OUT}/importer"
