@@ -98,7 +98,8 @@ type ControlPlane struct {
 type Option func(*options)
 
 type options struct {
-	apiServerArgs [][2]string
+	apiServerArgs         [][2]string
+	controllerManagerArgs []string
 }
 
 // WithAPIServerArg passes --name=value to kube-apiserver after Start's own
@@ -106,6 +107,34 @@ type options struct {
 // --runtime-config, --disable-admission-plugins).
 func WithAPIServerArg(name, value string) Option {
 	return func(o *options) { o.apiServerArgs = append(o.apiServerArgs, [2]string{name, value}) }
+}
+
+// WithControllerManagerArg passes --name=value to kube-controller-manager
+// after Start's own flags.
+func WithControllerManagerArg(name, value string) Option {
+	return func(o *options) { o.controllerManagerArgs = append(o.controllerManagerArgs, "--"+name+"="+value) }
+}
+
+// WithPodGroupAPI makes the API server serve PodGroups (PodGroupAPIVersion,
+// off unless asked for) and keep pods' spec.schedulingGroup, with
+// PodGroupGates on, and switches those gates on in the controller-manager
+// where the minor wants them there too. It changes nothing for pods without
+// a scheduling group. PodGroupProtection admission, on with the gates, puts
+// a finalizer on every PodGroup that only the controller-manager's
+// podgroup-protection controller removes; Start does not run it, so the
+// admission plugin is off, or no namespace holding a PodGroup would ever go
+// away.
+func WithPodGroupAPI() Option {
+	return func(o *options) {
+		gates := strings.Join(PodGroupGates, "=true,") + "=true"
+		o.apiServerArgs = append(o.apiServerArgs,
+			[2]string{"feature-gates", gates},
+			[2]string{"runtime-config", PodGroupAPIVersion + "=true"},
+			[2]string{"disable-admission-plugins", "PodGroupProtection"})
+		if podGroupGatesOnControllerManager {
+			o.controllerManagerArgs = append(o.controllerManagerArgs, "--feature-gates="+gates)
+		}
+	}
 }
 
 // Start starts etcd, kube-apiserver, kube-controller-manager and KWOK from
@@ -198,14 +227,14 @@ func Start(assets, logDir string, opts ...Option) (*ControlPlane, error) {
 		_ = cp.Stop()
 		return nil, err
 	}
-	if err := cp.startNodesAndControllers(assets, logDir); err != nil {
+	if err := cp.startNodesAndControllers(assets, logDir, o.controllerManagerArgs); err != nil {
 		_ = cp.Stop()
 		return nil, err
 	}
 	return cp, nil
 }
 
-func (cp *ControlPlane) startNodesAndControllers(assets, logDir string) error {
+func (cp *ControlPlane) startNodesAndControllers(assets, logDir string, kcmArgs []string) error {
 	cp.KubeconfigPath = filepath.Join(logDir, "kubeconfig")
 	if err := os.WriteFile(cp.KubeconfigPath, cp.KubeConfig, 0o600); err != nil {
 		return err
@@ -214,13 +243,13 @@ func (cp *ControlPlane) startNodesAndControllers(assets, logDir string) error {
 	if err := os.WriteFile(kwokConfigPath, kwokConfig, 0o600); err != nil {
 		return err
 	}
-	kcm, err := cp.start(assets, logDir, "kube-controller-manager",
-		"--kubeconfig="+cp.KubeconfigPath,
-		"--controllers="+strings.Join(Controllers, ","),
+	kcm, err := cp.start(assets, logDir, "kube-controller-manager", append([]string{
+		"--kubeconfig=" + cp.KubeconfigPath,
+		"--controllers=" + strings.Join(Controllers, ","),
 		"--leader-elect=false",
 		// Nothing scrapes it: no serving port, no certificates to make.
 		"--secure-port=0",
-	)
+	}, kcmArgs...)...)
 	if err != nil {
 		return err
 	}

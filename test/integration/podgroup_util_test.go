@@ -25,36 +25,26 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/featuregate"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
-	"k8s.io/kubernetes/pkg/features"
 	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/internal/localcluster"
 	"github.com/adminsched/scheduler-plugins/internal/localscheduler"
 )
 
-// podGroupAPI makes the shared cluster's API server serve PodGroups
-// (scheduling.k8s.io/v1beta1: a beta API, so off unless asked for) and keep
-// pods' spec.schedulingGroup; both need the GenericWorkload gate (beta, off
-// by default in v1.37). It changes nothing for pods without a scheduling
-// group, and no scheduler of the other tests watches PodGroups.
-// PodGroupProtection admission, on by default with the gate, puts a
-// finalizer on every PodGroup that only kube-controller-manager's
-// podgroup-protection controller removes; the cluster does not run it, so
-// the admission plugin is off, or no test namespace holding a PodGroup
-// would ever go away.
-var podGroupAPI = []localcluster.Option{
-	localcluster.WithAPIServerArg("feature-gates", "GenericWorkload=true"),
-	localcluster.WithAPIServerArg("runtime-config", "scheduling.k8s.io/v1beta1=true"),
-	localcluster.WithAPIServerArg("disable-admission-plugins", "PodGroupProtection"),
-}
+// podGroupAPI makes the shared cluster serve PodGroups and keep pods'
+// spec.schedulingGroup (localcluster.WithPodGroupAPI: the API version and
+// gates of this build's minor). It changes nothing for pods without a
+// scheduling group, and no scheduler of the other tests watches PodGroups.
+var podGroupAPI = []localcluster.Option{localcluster.WithPodGroupAPI()}
 
-// enablePodGroupScheduling turns the GenericWorkload gate on in this process
+// enablePodGroupScheduling turns the pod-group gates
+// (localcluster.PodGroupGates, GenericWorkload first) on in this process
 // for the rest of the test: the schedulers built after it add GangScheduling
 // to the default plugins, watch PodGroups and schedule each group's pods in
 // one pod-group cycle. The gate is process-wide: no test that calls this may
@@ -64,7 +54,9 @@ var podGroupAPI = []localcluster.Option{
 // out) and no scheduler of another test ever sees it.
 func enablePodGroupScheduling(t *testing.T) {
 	t.Helper()
-	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.GenericWorkload, true)
+	for _, g := range localcluster.PodGroupGates {
+		featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, featuregate.Feature(g), true)
+	}
 }
 
 // requireGangScheduling fails the test unless the scheduler's first profile
@@ -77,8 +69,8 @@ func requireGangScheduling(t *testing.T, s *localscheduler.Scheduler) {
 		names = append(names, p.Name)
 	}
 	if !slices.Contains(names, "GangScheduling") {
-		t.Fatalf("profile %s does not run GangScheduling (multiPoint: %v): is the GenericWorkload gate on?",
-			s.Config.ComponentConfig.Profiles[0].SchedulerName, names)
+		t.Fatalf("profile %s does not run GangScheduling (multiPoint: %v): are the gates %v on?",
+			s.Config.ComponentConfig.Profiles[0].SchedulerName, names, localcluster.PodGroupGates)
 	}
 }
 
@@ -102,18 +94,18 @@ func (tc *testContext) createGang(g gang) []string {
 	if minCount == 0 {
 		minCount = g.size
 	}
-	pg := &schedulingv1beta1.PodGroup{
+	pg := &podGroup{
 		ObjectMeta: metav1.ObjectMeta{Name: g.name, Namespace: tc.ns},
-		Spec: schedulingv1beta1.PodGroupSpec{
-			SchedulingPolicy: schedulingv1beta1.PodGroupSchedulingPolicy{
-				Gang: &schedulingv1beta1.GangSchedulingPolicy{MinCount: int32(minCount)},
+		Spec: podGroupSpec{
+			SchedulingPolicy: podGroupSchedulingPolicy{
+				Gang: &gangSchedulingPolicy{MinCount: int32(minCount)},
 			},
 		},
 	}
 	if g.priority != 0 {
 		pg.Spec.Priority = ptr.To(g.priority)
 	}
-	if _, err := adminClient.SchedulingV1beta1().PodGroups(tc.ns).Create(tc.ctx, pg, metav1.CreateOptions{}); err != nil {
+	if _, err := podGroups(tc.ns).Create(tc.ctx, pg, metav1.CreateOptions{}); err != nil {
 		tc.t.Fatalf("creating PodGroup %s: %v", g.name, err)
 	}
 	var names []string
@@ -129,7 +121,7 @@ func (tc *testContext) createGang(g gang) []string {
 		}
 		created := tc.createPod(pod)
 		if created.Spec.SchedulingGroup == nil {
-			tc.t.Fatalf("pod %s lost its spec.schedulingGroup: the API server does not run with the GenericWorkload gate", pod.Name)
+			tc.t.Fatalf("pod %s lost its spec.schedulingGroup: the API server does not run with the gates %v", pod.Name, localcluster.PodGroupGates)
 		}
 		names = append(names, created.Name)
 	}
@@ -143,19 +135,19 @@ func (tc *testContext) gangPerNode(nodes []string, name string) map[string]int {
 	return tc.podsPerNode(nodes, func(p *v1.Pod) bool { return p.Labels["gang"] == name })
 }
 
-// waitGangUnschedulable waits until the PodGroup's PodGroupInitiallyScheduled
+// waitGangUnschedulable waits until the PodGroup's podGroupScheduled
 // condition is False for Unschedulable, then checks that none of its pods is
 // bound, and returns the condition's message.
 func (tc *testContext) waitGangUnschedulable(name string, pods []string) string {
 	tc.t.Helper()
 	var msg string
 	err := wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(ctx context.Context) (bool, error) {
-		pg, err := adminClient.SchedulingV1beta1().PodGroups(tc.ns).Get(ctx, name, metav1.GetOptions{})
+		pg, err := podGroups(tc.ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
-		c := meta.FindStatusCondition(pg.Status.Conditions, schedulingv1beta1.PodGroupInitiallyScheduled)
-		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != schedulingv1beta1.PodGroupReasonUnschedulable {
+		c := meta.FindStatusCondition(pg.Status.Conditions, podGroupScheduled)
+		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != podGroupUnschedulable {
 			return false, nil
 		}
 		msg = c.Message
