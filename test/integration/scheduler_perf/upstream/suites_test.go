@@ -1,3 +1,5 @@
+//go:build !kube1.36
+
 /*
 Copyright The adminsched scheduler-plugins Authors.
 
