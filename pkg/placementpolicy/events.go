@@ -37,7 +37,7 @@ import (
 func (pl *PlacementPolicy) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
 	return []fwk.ClusterEventWithHint{
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeLabel}, QueueingHintFn: pl.isSchedulableAfterNodeChange},
-		{Event: fwk.ClusterEvent{Resource: fwk.TargetPod, ActionType: fwk.UpdatePodLabel}, QueueingHintFn: pl.isSchedulableAfterPodLabelChange},
+		{Event: fwk.ClusterEvent{Resource: ownPodResource, ActionType: fwk.UpdatePodLabel}, QueueingHintFn: pl.isSchedulableAfterPodLabelChange},
 	}, nil
 }
 
@@ -72,12 +72,17 @@ func (pl *PlacementPolicy) isSchedulableAfterNodeChange(logger klog.Logger, pod 
 }
 
 // isSchedulableAfterPodLabelChange queues the pod when its new labels drop
-// one of the Require rules that applied to it.
+// one of the Require rules that applied to it. Where the event is not
+// limited to the pod itself (fwk.Pod before 1.37), another pod's label
+// change must not requeue it: only the pod's own labels select its rules.
 func (pl *PlacementPolicy) isSchedulableAfterPodLabelChange(logger klog.Logger, pod *v1.Pod, oldObj, newObj interface{}) (fwk.QueueingHint, error) {
 	oldPod, okOld := oldObj.(*v1.Pod)
 	newPod, okNew := newObj.(*v1.Pod)
 	if !okOld || !okNew {
 		return fwk.Queue, fmt.Errorf("%s: want two *v1.Pod, got %T and %T", Name, oldObj, newObj)
+	}
+	if newPod.UID != pod.UID {
+		return fwk.QueueSkip, nil
 	}
 	before, err := pl.rulesFor(oldPod)
 	if err != nil {

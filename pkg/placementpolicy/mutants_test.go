@@ -53,7 +53,7 @@ func TestEventsActionTypes(t *testing.T) {
 	}
 	want := []fwk.ClusterEvent{
 		{Resource: fwk.Node, ActionType: fwk.Add | fwk.UpdateNodeLabel},
-		{Resource: fwk.TargetPod, ActionType: fwk.UpdatePodLabel},
+		{Resource: ownPodResource, ActionType: fwk.UpdatePodLabel},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
@@ -62,7 +62,7 @@ func TestEventsActionTypes(t *testing.T) {
 
 // TestQueueingHintsOddObjects guards the type checks of the hints:
 // events.go:64 (isNode && oldNode != nil mutated to ||: a typed nil old node
-// would be read) and events.go:79 (!okOld || !okNew mutated to &&: one
+// would be read) and events.go:81 (!okOld || !okNew mutated to &&: one
 // object that is not a pod would be read as a nil pod). The hints must
 // answer, never panic.
 func TestQueueingHintsOddObjects(t *testing.T) {
@@ -95,7 +95,7 @@ func TestQueueingHintsOddObjects(t *testing.T) {
 	}
 }
 
-// TestWatchNamespacesNeedsInformers guards events.go:109 (h == nil ||
+// TestWatchNamespacesNeedsInformers guards events.go:114 (h == nil ||
 // h.SharedInformerFactory() == nil mutated to &&): without a handle, or
 // with one without informers, watchNamespaces must return an error, not
 // panic. New checks the same before calling it, so only a direct call
@@ -131,9 +131,9 @@ func (c *countingActivator) Activate(_ klog.Logger, pods map[string]*v1.Pod) {
 	c.pods += len(pods)
 }
 
-// TestNamespaceUpdatedOddObjects guards events.go:128 (either || of
+// TestNamespaceUpdatedOddObjects guards events.go:133 (either || of
 // !okOld || !okNew || maps.Equal mutated to &&: a non-namespace object would
-// be dereferenced) and events.go:147 (len(retry) > 0 mutated to >=: the
+// be dereferenced) and events.go:152 (len(retry) > 0 mutated to >=: the
 // queue would be asked to activate nothing on every namespace update).
 func TestNamespaceUpdatedOddObjects(t *testing.T) {
 	logger, _ := ktesting.NewTestContext(t)

@@ -494,12 +494,16 @@ func TestQueueingHints(t *testing.T) {
 		})
 	}
 
-	withLicense := st.MakePod().Name("p").Namespace("default").Label("license", "oracle").Obj()
-	noLabels := st.MakePod().Name("p").Namespace("default").Obj()
-	batch := st.MakePod().Name("p").Namespace("default").Label("workload", "batch").Obj()
-	gpu := st.MakePod().Name("p").Namespace("default").Label("accelerator", "gpu").Obj()
+	withLicense := st.MakePod().Name("p").UID("p").Namespace("default").Label("license", "oracle").Obj()
+	noLabels := st.MakePod().Name("p").UID("p").Namespace("default").Obj()
+	batch := st.MakePod().Name("p").UID("p").Namespace("default").Label("workload", "batch").Obj()
+	gpu := st.MakePod().Name("p").UID("p").Namespace("default").Label("accelerator", "gpu").Obj()
+	// Before 1.37 the event is fwk.Pod, which fires for every pod's label
+	// change: a pending pod must not be requeued by another pod's.
+	pending := st.MakePod().Name("q").UID("q").Namespace("default").Label("license", "oracle").Obj()
 	podTests := []struct {
 		name     string
+		pod      *v1.Pod // the pending pod; nil: new
 		old, new *v1.Pod
 		want     fwk.QueueingHint
 	}{
@@ -507,10 +511,15 @@ func TestQueueingHints(t *testing.T) {
 		{name: "label change keeps the Require rules", old: noLabels, new: batch, want: fwk.QueueSkip},
 		{name: "label swaps one Require rule for another", old: withLicense, new: gpu, want: fwk.Queue},
 		{name: "label adds a Require rule", old: noLabels, new: withLicense, want: fwk.QueueSkip},
+		{name: "label of another pod drops a Require rule", pod: pending, old: withLicense, new: noLabels, want: fwk.QueueSkip},
 	}
 	for _, tc := range podTests {
 		t.Run("pod/"+tc.name, func(t *testing.T) {
-			got, err := pl.isSchedulableAfterPodLabelChange(logger, tc.new, tc.old, tc.new)
+			pod := tc.pod
+			if pod == nil {
+				pod = tc.new
+			}
+			got, err := pl.isSchedulableAfterPodLabelChange(logger, pod, tc.old, tc.new)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -593,7 +602,7 @@ func TestEventsToRegister(t *testing.T) {
 		}
 		return got
 	}
-	if diff := cmp.Diff([]fwk.EventResource{fwk.Node, fwk.TargetPod}, resources(newPlugin(t, testArgs(nil)))); diff != "" {
+	if diff := cmp.Diff([]fwk.EventResource{fwk.Node, ownPodResource}, resources(newPlugin(t, testArgs(nil)))); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }
