@@ -20,6 +20,8 @@ limitations under the License.
 package plugins
 
 import (
+	"slices"
+
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/cmd/kube-scheduler/app"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
@@ -81,16 +83,13 @@ func Registry() frameworkruntime.Registry {
 
 // extensionPoints pairs each extension point, named as in a profile's
 // plugins (capitalized), with a check that a plugin implements it.
-var extensionPoints = []struct {
-	name       string
-	implements func(fwk.Plugin) bool
-}{
+var extensionPoints = slices.Concat([]extensionPoint{
 	{"PreEnqueue", is[fwk.PreEnqueuePlugin]},
 	{"QueueSort", is[fwk.QueueSortPlugin]},
 	{"PreFilter", is[fwk.PreFilterPlugin]},
 	{"Filter", is[fwk.FilterPlugin]},
 	{"PostFilter", is[fwk.PostFilterPlugin]},
-	{"PodGroupPostFilter", is[fwk.PodGroupPostFilterPlugin]},
+}, podGroupPostFilter, []extensionPoint{
 	{"PreScore", is[fwk.PreScorePlugin]},
 	{"Score", is[fwk.ScorePlugin]},
 	// Only a type's ScoreExtensions method says whether it normalizes;
@@ -103,6 +102,11 @@ var extensionPoints = []struct {
 	{"PostBind", is[fwk.PostBindPlugin]},
 	{"PlacementGenerate", is[fwk.PlacementGeneratePlugin]},
 	{"PlacementScore", is[fwk.PlacementScorePlugin]},
+})
+
+type extensionPoint struct {
+	name       string
+	implements func(fwk.Plugin) bool
 }
 
 func is[T any](p fwk.Plugin) bool {
