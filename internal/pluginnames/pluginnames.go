@@ -105,7 +105,7 @@ func pluginSets(p *configv1.Plugins) []namedPluginSet {
 		{"score", p.Score}, {"reserve", p.Reserve}, {"permit", p.Permit}, {"preBind", p.PreBind},
 		{"bind", p.Bind}, {"postBind", p.PostBind}, {"multiPoint", p.MultiPoint},
 		{"placementGenerate", p.PlacementGenerate}, {"placementScore", p.PlacementScore},
-		{"podGroupPostFilter", p.PodGroupPostFilter},
 	}
+	all = append(all, podGroupPostFilterSet(p)...)
 	return slices.DeleteFunc(all, func(s namedPluginSet) bool { return len(s.set.Enabled) == 0 })
 }

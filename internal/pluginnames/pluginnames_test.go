@@ -50,11 +50,11 @@ func TestCheck(t *testing.T) {
 			want: []string{`profiles[0].plugins.multiPoint.enabled[1].name: Invalid value: "NodeLessPod": no such plugin; did you mean "NodeLessPods"?`}},
 		{name: "case", plugins: &configv1.Plugins{Score: enabled("nodelesspods")},
 			want: []string{`profiles[0].plugins.score.enabled[0].name: Invalid value: "nodelesspods": no such plugin; did you mean "NodeLessPods"?`}},
-		{name: "every one, on every extension point", plugins: &configv1.Plugins{
-			Filter: enabled("PlacementPolcy"), PodGroupPostFilter: enabled("Foo"),
-		}, want: []string{
+		{name: "every one, on every extension point", plugins: withNewestSet(&configv1.Plugins{
+			Filter: enabled("PlacementPolcy"),
+		}, enabled("Foo")), want: []string{
 			`profiles[0].plugins.filter.enabled[0].name: Invalid value: "PlacementPolcy": no such plugin; did you mean "PlacementPolicy"?`,
-			`profiles[0].plugins.podGroupPostFilter.enabled[0].name: Invalid value: "Foo": no such plugin (this scheduler has the in-tree plugins and ` + strings.Join(plugins.Names(), ", ") + `)`,
+			`profiles[0].plugins.` + newestSet + `.enabled[0].name: Invalid value: "Foo": no such plugin (this scheduler has the in-tree plugins and ` + strings.Join(plugins.Names(), ", ") + `)`,
 		}},
 	}
 	for _, tc := range tests {
