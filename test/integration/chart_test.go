@@ -53,6 +53,7 @@ import (
 	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
 	"k8s.io/utils/ptr"
 
+	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/testconfig"
 	"github.com/adminsched/scheduler-plugins/pkg/plugins"
 	"github.com/adminsched/scheduler-plugins/test/integration/framework"
@@ -420,7 +421,14 @@ func TestChartSchemaPluginNames(t *testing.T) {
 	for name := range frameworkplugins.NewInTreeRegistry() {
 		want = append(want, name)
 	}
-	if missing, extra := nameDiff(want, schema.Definitions["pluginName"].Enum); len(missing)+len(extra) > 0 {
+	// The schema is for the newest minor: built for an older one, the test
+	// lets it name a newer minor's plugins and extension points.
+	missing, extra := nameDiff(want, schema.Definitions["pluginName"].Enum)
+	if len(extra) > 0 && olderMinor() {
+		t.Logf("%s definitions.pluginName.enum names %q, which %s lacks: a newer minor's", file, extra, kubeversion.String())
+		extra = nil
+	}
+	if len(missing)+len(extra) > 0 {
 		t.Errorf("%s definitions.pluginName.enum: missing %q, extra %q (want the in-tree registry and pkg/plugins)", file, missing, extra)
 	}
 	// Each of our plugins has a rule that checks its args against a
@@ -449,6 +457,12 @@ func TestChartSchemaPluginNames(t *testing.T) {
 	got := slices.Collect(maps.Keys(schema.Definitions["plugins"].Properties))
 	slices.Sort(got)
 	slices.Sort(points)
+	if olderMinor() {
+		if missing, extra := nameDiff(points, got); len(missing) == 0 {
+			t.Logf("%s definitions.plugins.properties has %q, which %s lacks: a newer minor's", file, extra, kubeversion.String())
+			got = points
+		}
+	}
 	if !slices.Equal(got, points) {
 		t.Errorf("%s definitions.plugins.properties = %q,\nKubeSchedulerConfiguration's plugins has %q", file, got, points)
 	}

@@ -363,6 +363,12 @@ func (p permission) String() string {
 	return s
 }
 
+// olderMinor tells whether this build's minor is older than the newest
+// supported, the one the manifests and the chart are written for.
+func olderMinor() bool {
+	return kubeversion.Minor < kubeversion.Supported[len(kubeversion.Supported)-1]
+}
+
 // servedResources returns the group and resource (subresources as
 // "resource/sub") of everything the API server serves, in any version.
 func servedResources(t *testing.T) map[permission]bool {
@@ -497,10 +503,10 @@ func TestInstallRBAC(t *testing.T) {
 		t.Error("manifests/install has no ClusterRole adminsched:custom-scheduler")
 		role = &rbacv1.ClusterRole{}
 	}
-	// The manifests are for the newest minor: built for an older one, the
-	// test lets them grant what its API server does not serve, a newer
-	// minor's resource that its system:kube-scheduler cannot know.
-	older := kubeversion.Minor < kubeversion.Supported[len(kubeversion.Supported)-1]
+	// Built for an older minor, the test lets the manifests grant what its
+	// API server does not serve: a newer minor's resource, which its
+	// system:kube-scheduler cannot know.
+	older := olderMinor()
 	var served map[permission]bool
 	if older {
 		served = servedResources(t)
