@@ -149,7 +149,8 @@ func TestPodGroupSwap(t *testing.T) {
 }
 
 // TestPreemptionDryRun is issue 18's defect 2: a pod-group preemption dry
-// run scores clones of every NodeInfo (StartMutations); afterwards Reserve
+// run scores clones of every NodeInfo (StartMutations; BackupSnapshot
+// in 1.36); afterwards Reserve
 // and Unreserve must still keep the live NodeInfo's count right through the
 // same swap as TestPodGroupSwap.
 func TestPreemptionDryRun(t *testing.T) {
@@ -159,20 +160,21 @@ func TestPreemptionDryRun(t *testing.T) {
 			if got := c.score("n1"); got != 2 {
 				t.Fatalf("before the dry run: Score = %d, want 2", got)
 			}
-			if err := c.snapshot.StartMutations(); err != nil {
+			dryRun, err := startDryRun(c.snapshot)
+			if err != nil {
 				t.Fatal(err)
 			}
 			if got := c.score("n1"); got != 2 {
 				t.Fatalf("in the dry run: Score = %d, want 2", got)
 			}
 			victim := boundPod("a", "default", "n1").Obj()
-			if err := c.snapshot.RemovePod(klog.FromContext(c.ctx), victim, "n1"); err != nil {
+			if err := dryRun.removePod(klog.FromContext(c.ctx), victim, "n1"); err != nil {
 				t.Fatal(err)
 			}
 			if got := c.score("n1"); got != 1 {
 				t.Fatalf("in the dry run, a victim removed: Score = %d, want 1", got)
 			}
-			if err := c.snapshot.EndMutations(); err != nil {
+			if err := dryRun.end(); err != nil {
 				t.Fatal(err)
 			}
 			if got := c.score("n1"); got != 2 {

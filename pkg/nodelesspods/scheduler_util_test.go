@@ -294,7 +294,7 @@ func startScheduler(t *testing.T, nodes []*v1.Node, pods []*v1.Pod, profiles ...
 	// until it has stopped.
 	binder := delayBindings(t, cs, bindDelay)
 
-	informerFactory := scheduler.NewInformerFactory(cs, 0, nil)
+	informerFactory := newInformerFactory(cs)
 	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: cs.EventsV1()})
 	sched, err := scheduler.New(ctx, cs, informerFactory, nil, profile.NewRecorderFactory(broadcaster),
 		scheduler.WithProfiles(profiles...),

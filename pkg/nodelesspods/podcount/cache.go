@@ -30,12 +30,18 @@ limitations under the License.
 // generation's own; and, for generations seen only in pod-group cycles, the
 // PodInfos last seen and the running count over them (a tail memo).
 //
-// Count relies on these facts of the v1.37 scheduler, and on nothing else
-// (not on Reserve or Unreserve, which a profile may not enable):
+// Count relies on these facts of the scheduler, checked in the sources of
+// each supported minor (a line per minor where they differ), and on nothing
+// else (not on Reserve or Unreserve, which a profile may not enable):
 //
 //  1. Every change the scheduler's cache makes to a NodeInfo, and every
-//     change in a snapshot's mutation session (Snapshot.AddPod/RemovePod, in
-//     preemption dry runs), draws a new generation from one global counter.
+//     change in a preemption dry run, draws a new generation from one global
+//     counter (NodeInfo.update). The dry run works on clones of every
+//     NodeInfo (NodeInfo.Snapshot, which keeps the generation):
+//     - v1.37: a snapshot mutation session, StartMutations to EndMutations,
+//     changed by Snapshot.AddPod/RemovePod.
+//     - v1.36: Snapshot.BackupSnapshot and its restore function; pod-group
+//     preemption changes the clones by NodeInfo.RemovePod/AddPodInfo.
 //  2. The only changes that keep a generation are Snapshot.AssumePod and
 //     Snapshot.ForgetPod in pod-group cycles: AssumePod appends a pod, and
 //     ForgetPod removes an assumed one, moving the last pod into its place

@@ -169,15 +169,16 @@ func TestDryRunClones(t *testing.T) {
 		}
 	}
 	count("live", 2)
-	if err := snapshot.StartMutations(); err != nil {
+	dryRun, err := startDryRun(snapshot)
+	if err != nil {
 		t.Fatal(err)
 	}
 	count("clone", 2)
-	if err := snapshot.RemovePod(logger, pods[0], "n"); err != nil {
+	if err := dryRun.removePod(logger, pods[0], "n"); err != nil {
 		t.Fatal(err)
 	}
 	count("clone, victim removed", 1)
-	if err := snapshot.EndMutations(); err != nil {
+	if err := dryRun.end(); err != nil {
 		t.Fatal(err)
 	}
 	count("live again", 2)

@@ -57,10 +57,10 @@ const (
 	stepNewCycle              // a new cycle: assumed pods reverted, UpdateSnapshot; regular or pod group by the node bit
 	stepAssume                // pod-group cycle: Snapshot.AssumePod of a group member
 	stepForget                // pod-group cycle: the last assumed pod reverted (Snapshot.ForgetPod)
-	stepDryRunStart           // pod-group preemption: StartMutations
-	stepDryRunRemove          // dry run: a victim removed (Snapshot.RemovePod)
-	stepDryRunAdd             // dry run: a pod added (Snapshot.AddPod)
-	stepDryRunEnd             // dry run: its assumed pods reverted, EndMutations
+	stepDryRunStart           // pod-group preemption: StartMutations (1.36: BackupSnapshot)
+	stepDryRunRemove          // dry run: a victim removed (Snapshot.RemovePod; 1.36: its clone's NodeInfo.RemovePod)
+	stepDryRunAdd             // dry run: a pod added (Snapshot.AddPod; 1.36: NodeInfo.AddPodInfo)
+	stepDryRunEnd             // dry run: its assumed pods reverted, EndMutations (1.36: the restore)
 	stepCount                 // Count on the node, checked against the model
 	numSteps
 )
@@ -78,6 +78,7 @@ type fuzzWorld struct {
 	// dryRunFrom is the number of pods assumed before the dry run, or -1
 	// outside a dry run.
 	dryRunFrom    int
+	dryRun        dryRun
 	podGroupCycle bool
 	next          int
 }
@@ -86,7 +87,7 @@ func newFuzzWorld(ctx context.Context) (*fuzzWorld, error) {
 	initMetrics()
 	w := &fuzzWorld{
 		logger:     klog.FromContext(ctx),
-		cache:      cache.New(ctx, nil, true, false),
+		cache:      newCache(ctx),
 		snapshot:   cache.NewEmptySnapshot(),
 		dryRunFrom: -1,
 	}
@@ -205,24 +206,24 @@ func (w *fuzzWorld) step(b byte) error {
 		}
 	case stepDryRunStart:
 		if w.podGroupCycle && !inDryRun {
-			err = w.snapshot.StartMutations()
+			w.dryRun, err = startDryRun(w.snapshot)
 			w.dryRunFrom = len(w.assumed)
 		}
 	case stepDryRunRemove:
 		if victim := w.victim(node); inDryRun && victim != nil {
-			err = w.snapshot.RemovePod(w.logger, victim, node)
+			err = w.dryRun.removePod(w.logger, victim, node)
 		}
 	case stepDryRunAdd:
 		if inDryRun {
 			var pi *framework.PodInfo
 			if pi, err = framework.NewPodInfo(w.newPod(node, true)); err == nil {
-				err = w.snapshot.AddPod(pi, node)
+				err = w.dryRun.addPod(pi, node)
 			}
 		}
 	case stepDryRunEnd:
 		if inDryRun {
 			if err = w.forgetDownTo(w.dryRunFrom); err == nil {
-				err = w.snapshot.EndMutations()
+				err = w.dryRun.end()
 			}
 			w.dryRunFrom = -1
 		}
