@@ -180,9 +180,3 @@ func (d *driver) HandleError(ctx context.Context, err error, msg string) {
 		d.fatal(fmt.Errorf("%s: %w", msg, err))
 	}
 }
-
-// WatchHealthStatus: a license seat has no health on the node. Run turns
-// the health service off, so this is only a fallback.
-func (d *driver) WatchHealthStatus(context.Context, chan<- kubeletplugin.DeviceHealthReport) error {
-	return kubeletplugin.ErrHealthNotSupported
-}

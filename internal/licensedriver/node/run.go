@@ -157,9 +157,9 @@ func Run(ctx context.Context, o Options) error {
 		kubeletplugin.KubeClient(o.KubeClient),
 		kubeletplugin.PluginDataDirectoryPath(o.PluginDataDir),
 		kubeletplugin.RegistrarDirectoryPath(o.RegistrarDir),
-		// Seats have no health the node could see.
-		kubeletplugin.HealthService(false),
 	}
+	// Seats have no health the node could see.
+	opts = append(opts, noHealthService(logger)...)
 	if o.NodeName != "" {
 		opts = append(opts, kubeletplugin.NodeName(o.NodeName))
 	}
@@ -169,7 +169,7 @@ func Run(ctx context.Context, o Options) error {
 	registrarSocket := licensedriver.DriverName + "-reg.sock"
 	if o.PodUID != "" {
 		opts = append(opts, kubeletplugin.RollingUpdate(o.PodUID))
-		registrarSocket = kubeletplugin.RollingUpdateRegistrarSocketFile(o.RegistrarDir, licensedriver.DriverName, o.PodUID)
+		registrarSocket = rollingUpdateRegistrarSocket(o.RegistrarDir, o.PodUID)
 	}
 	var checker *healthChecker
 	if o.HealthListener != nil {
