@@ -44,7 +44,8 @@ type Status struct {
 // PluginScore is one score plugin's result for a node.
 type PluginScore struct {
 	Plugin string
-	// Raw is what the plugin's Score returned.
+	// Raw is what the plugin's Score returned; 0 on minors whose framework
+	// does not report it (kubeversion.RawScores).
 	Raw int64
 	// Weighted is the score after NormalizeScore (if the plugin has one),
 	// times the plugin's weight: what the framework adds up.

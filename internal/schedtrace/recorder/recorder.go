@@ -178,10 +178,7 @@ func (f *recordingFramework) RunScorePlugins(ctx context.Context, state fwk.Cycl
 	}
 	recorded := make([]schedtrace.NodeScore, 0, len(scores))
 	for _, s := range scores {
-		raw := map[string]int64{}
-		for _, p := range s.RawScores {
-			raw[p.Name] = p.Score
-		}
+		raw := rawScores(s)
 		ns := schedtrace.NodeScore{Node: s.Name, Total: s.TotalScore, Plugins: make([]schedtrace.PluginScore, 0, len(s.Scores))}
 		for _, p := range s.Scores {
 			ns.Plugins = append(ns.Plugins, schedtrace.PluginScore{Plugin: p.Name, Raw: raw[p.Name], Weighted: p.Score})
