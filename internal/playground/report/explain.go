@@ -17,9 +17,11 @@ limitations under the License.
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/schedtrace"
 )
 
@@ -61,6 +63,9 @@ type Explanation struct {
 	Failure string `json:"failure,omitempty"`
 	// Notes are remarks on the attempt, in English.
 	Notes []string `json:"notes,omitempty"`
+	// NoRawScores, when set, says why the candidates' scores have no raw
+	// score (kubeversion.RawScores). The text output prints no raw scores.
+	NoRawScores string `json:"noRawScores,omitempty"`
 }
 
 // PluginWeight is a score plugin and its weight in the profile.
@@ -85,7 +90,9 @@ type Candidate struct {
 // PluginScore is one plugin's score for a node.
 type PluginScore struct {
 	Plugin string `json:"plugin"`
-	// Raw is what the plugin's Score returned.
+	// Raw is what the plugin's Score returned. Where the framework does
+	// not report it (kubeversion.RawScores) it is 0 and left out of JSON,
+	// and Explanation.NoRawScores says so.
 	Raw int64 `json:"raw"`
 	// Normalized is the score after the plugin's NormalizeScore (Raw if it
 	// has none), between 0 and 100.
@@ -152,7 +159,27 @@ func Explain(a schedtrace.Attempt, found bool, nodes []string, bound string, top
 	if bound != "" && bound != a.Reserved {
 		e.Notes = append(e.Notes, fmt.Sprintf("bound to %s, but the last recorded attempt chose %q", bound, a.Reserved))
 	}
+	if e.Scored && !kubeversion.Has(kubeversion.RawScores) {
+		e.NoRawScores = noRawScores
+	}
 	return e
+}
+
+// noRawScores is Explanation.NoRawScores where the minor lacks raw scores.
+var noRawScores = "raw scores unavailable: " + kubeversion.Unavailable(kubeversion.RawScores).Error()
+
+// MarshalJSON leaves raw out where the framework does not report raw
+// scores (kubeversion.RawScores): a zero there would be made up.
+func (p PluginScore) MarshalJSON() ([]byte, error) {
+	type plain PluginScore
+	if kubeversion.Has(kubeversion.RawScores) {
+		return json.Marshal(plain(p))
+	}
+	// The outer, shallower raw hides plain's.
+	return json.Marshal(struct {
+		plain
+		Raw *int64 `json:"raw,omitempty"`
+	}{plain: plain(p)})
 }
 
 // nodeOrder compares node names by their place in nodes (the scenario's

@@ -23,6 +23,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/schedtrace"
 )
 
@@ -158,6 +159,9 @@ func TestExplain(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := Explain(tt.a, tt.found, tt.nodes, tt.bound, tt.top)
+			if tt.want.Scored && !kubeversion.Has(kubeversion.RawScores) {
+				tt.want.NoRawScores = noRawScores
+			}
 			if diff := cmp.Diff(tt.want, e); diff != "" {
 				t.Fatalf("Explain (-want +got):\n%s", diff)
 			}
@@ -182,8 +186,15 @@ func TestExplainJSON(t *testing.T) {
 		Plugins:    []PluginWeight{{"A", 2}},
 		Candidates: []Candidate{{Node: "n1", Chosen: true, Total: 20, Scores: []PluginScore{{"A", 1, 10, 2, 20}}}},
 		Filtered:   []FilterGroup{{Stage: "Filter", Plugin: "F", Code: "Unschedulable", Reason: "r", Nodes: []string{"n2"}}}}
+	golden := "explain"
+	if !kubeversion.Has(kubeversion.RawScores) {
+		// What Explain makes of what the recorder has there.
+		e.Candidates[0].Scores[0].Raw = 0
+		e.NoRawScores = noRawScores
+		golden = "explain-without-raw"
+	}
 	r := Result{Pods: []PodResult{{Namespace: "ns", Name: "pod", Node: "n1", Explain: e}}}
-	checkGolden(t, "explain", resultJSON(r))
+	checkGolden(t, golden, resultJSON(r))
 	var out bytes.Buffer
 	if err := WriteJSON(&out, r); err != nil {
 		t.Fatal(err)
