@@ -145,7 +145,7 @@ func TestApplyCRD(t *testing.T) {
 		t.Errorf("after Apply: established %v (%v), want true", established, err)
 	}
 	// Straight from the mapper's cache, no retry.
-	if _, err := a.mapper.RESTMappingWithContext(ctx, schema.GroupKind{Group: "crd.example.com", Kind: "Widget"}, "v1"); err != nil {
+	if _, err := restMapping(ctx, a.mapper, schema.GroupKind{Group: "crd.example.com", Kind: "Widget"}, "v1"); err != nil {
 		t.Errorf("mapping Widget right after its CRD: %v", err)
 	}
 

@@ -25,7 +25,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 )
@@ -37,7 +36,7 @@ func mapperNew(cfg *rest.Config, httpClient *http.Client) (*restmapper.DeferredD
 	if err != nil {
 		return nil, fmt.Errorf("discovery client: %w", err)
 	}
-	return restmapper.NewDeferredDiscoveryRESTMapperWithContext(memory.NewMemCacheClientWithContext(dc)), nil
+	return newDeferredMapper(dc), nil
 }
 
 // mapping is the resource of gvk. An unknown kind is most often a custom
@@ -49,7 +48,7 @@ func (a *Applier) mapping(ctx context.Context, gvk schema.GroupVersionKind) (*me
 	case gvk.Version == "":
 		return nil, fmt.Errorf("apiVersion is required for kind %s", gvk.Kind)
 	}
-	m, err := a.mapper.RESTMappingWithContext(ctx, gvk.GroupKind(), gvk.Version)
+	m, err := restMapping(ctx, a.mapper, gvk.GroupKind(), gvk.Version)
 	if meta.IsNoMatchError(err) {
 		return nil, fmt.Errorf("no resource for kind %s in %s: is its CRD in the scenario before it?", gvk.Kind, gvk.GroupVersion())
 	}
@@ -71,10 +70,10 @@ func (a *Applier) mapperAwait(ctx context.Context, gk schema.GroupKind, versions
 	defer cancel()
 	delay := 10 * time.Millisecond
 	for {
-		a.mapper.ResetWithContext(ctx)
+		resetMapper(ctx, a.mapper)
 		var err error
 		for _, v := range versions {
-			if _, err = a.mapper.RESTMappingWithContext(ctx, gk, v); err != nil {
+			if _, err = restMapping(ctx, a.mapper, gk, v); err != nil {
 				break
 			}
 		}
