@@ -107,7 +107,10 @@ func TestKill(t *testing.T) {
 func TestCleanupLogsOutputOnFailure(t *testing.T) {
 	for _, failed := range []bool{false, true} {
 		tb := &fakeTB{TB: t}
-		p := shell(t, tb, `echo ready; echo hello; exec sleep 60`)
+		// hello before ready: shell returns once ready is read, and a line
+		// printed after it could still be in the pipe when the cleanup
+		// kills the process (it was, under -race on a busy machine).
+		p := shell(t, tb, `echo hello; echo ready; exec sleep 60`)
 		if len(tb.cleanups) != 1 {
 			t.Fatalf("StartProcess registered %d cleanups, want 1", len(tb.cleanups))
 		}
@@ -118,7 +121,7 @@ func TestCleanupLogsOutputOnFailure(t *testing.T) {
 		}
 		want := []string(nil)
 		if failed {
-			want = []string{"output of sh:\nready\nhello\n"}
+			want = []string{"output of sh:\nhello\nready\n"}
 		}
 		if strings.Join(tb.logs, "|") != strings.Join(want, "|") {
 			t.Errorf("failed=%v: logged %q, want %q", failed, tb.logs, want)
