@@ -52,10 +52,14 @@ var (
 	RawScores = Feature{Name: "raw plugin scores in scheduling results", Since: 37}
 	// DeviceHealth is the kubelet plugin's device health service.
 	DeviceHealth = Feature{Name: "DRA device health reports", Since: 37}
+	// UpstreamPerfSuites is test/integration/scheduler_perf/upstream: the
+	// scheduler_perf test cases of k8s.io/kubernetes run with our plugins,
+	// built against the newest minor only.
+	UpstreamPerfSuites = Feature{Name: "upstream's scheduler_perf suites with our plugins", Since: 37}
 )
 
 // Features lists every Feature, in the order of the README's table.
-var Features = []Feature{PodGroups, MutatingAdmissionPolicyV1, DRAExtendedResource, RawScores, DeviceHealth}
+var Features = []Feature{PodGroups, MutatingAdmissionPolicyV1, DRAExtendedResource, RawScores, DeviceHealth, UpstreamPerfSuites}
 
 // Supported are the minors this tree builds for, oldest first.
 var Supported = []int{36, 37}
