@@ -21,6 +21,7 @@ import (
 
 	perf "k8s.io/kubernetes/test/integration/scheduler_perf"
 
+	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/pkg/plugins"
 )
 
@@ -48,6 +49,11 @@ func BenchmarkPerfScheduling(b *testing.B) {
 func TestSchedulerPerfSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts etcd and an API server per profile")
+	}
+	if kubeversion.Minor < 37 {
+		// The harness parses the whole file, so one such field fails every
+		// workload.
+		t.Skipf("%s passes templateParams to createAny, which the scheduler_perf harness of %s does not have (since 1.37)", configFile, kubeversion.String())
 	}
 	saved := perf.PerfSchedulingLabelFilter
 	perf.PerfSchedulingLabelFilter = "integration-test"
