@@ -37,6 +37,7 @@ import (
 
 	schedulerplugins "github.com/adminsched/scheduler-plugins"
 	"github.com/adminsched/scheduler-plugins/internal/clusterbin"
+	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 )
 
@@ -253,16 +254,21 @@ func TestExamples(t *testing.T) {
 	}
 }
 
-// kubernetesVersion is the k8s.io/kubernetes version go.mod requires.
+// kubernetesVersion is the k8s.io/kubernetes version this build's module
+// file requires: go.mod for the newest minor, go.1.<minor>.mod for another.
 func kubernetesVersion(t *testing.T) string {
 	t.Helper()
-	data, err := os.ReadFile("../../go.mod")
+	modFile := "../../go.mod"
+	if kubeversion.Minor != kubeversion.Supported[len(kubeversion.Supported)-1] {
+		modFile = fmt.Sprintf("../../go.1.%d.mod", kubeversion.Minor)
+	}
+	data, err := os.ReadFile(modFile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile(`(?m)^\s+k8s\.io/kubernetes (v\S+)`).FindSubmatch(data)
 	if m == nil {
-		t.Fatal("go.mod requires no k8s.io/kubernetes")
+		t.Fatalf("%s requires no k8s.io/kubernetes", modFile)
 	}
 	return string(m[1])
 }
