@@ -21,6 +21,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
+	"strconv"
 
 	"github.com/spf13/cobra"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -36,6 +38,7 @@ import (
 	_ "github.com/adminsched/scheduler-plugins/apis/config/scheme"
 	pluginvalidation "github.com/adminsched/scheduler-plugins/apis/config/validation"
 	"github.com/adminsched/scheduler-plugins/internal/filelimit"
+	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/pluginnames"
 	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy/admission"
 )
@@ -45,7 +48,7 @@ import (
 const maxConfigBytes = 1 << 20
 
 func newCommand(stdout, stderr io.Writer) *cobra.Command {
-	var configPath, outputFile, failurePolicy string
+	var configPath, outputFile, failurePolicy, kubeVersion string
 	cmd := &cobra.Command{
 		Use:   "placement-admission --config FILE",
 		Short: "Render PlacementPolicy rules as MutatingAdmissionPolicies that autoscalers can read",
@@ -66,6 +69,10 @@ the pod spec.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if configPath == "" {
 				return fmt.Errorf("--config is required: the KubeSchedulerConfiguration file whose PlacementPolicy rules to render")
+			}
+			served, err := servedBy(kubeVersion)
+			if err != nil {
+				return err
 			}
 			fp := admissionv1.FailurePolicyType(failurePolicy)
 			if fp != admissionv1.Ignore && fp != admissionv1.Fail {
@@ -90,7 +97,7 @@ the pod spec.`,
 				fmt.Fprintf(stderr, "no profile of %s runs PlacementPolicy at filter or score: nothing to render\n", configPath)
 			}
 			var buf bytes.Buffer
-			if err := res.WriteYAML(&buf, configPath); err != nil {
+			if err := res.WriteYAMLFor(&buf, configPath, served); err != nil {
 				return err
 			}
 			if outputFile == "" {
@@ -107,7 +114,29 @@ the pod spec.`,
 	flags.StringVar(&outputFile, "output-file", "", "write the policies to this file instead of standard output")
 	flags.StringVar(&failurePolicy, "failure-policy", string(admissionv1.Ignore),
 		"what the API server does with a pod when a policy cannot be evaluated: Ignore creates it without the rule's affinity (the scheduler still enforces the rule), Fail refuses it")
+	flags.StringVar(&kubeVersion, "kube-version", kubeversion.String(),
+		"the Kubernetes version of the kube-apiservers the policies are for (1.35 to the newest + 1): 1.36 and later serve them as admissionregistration.k8s.io/v1, 1.35 as v1beta1 behind a feature gate")
 	return cmd
+}
+
+// kubeVersionFlag is what --kube-version takes: 1.36, v1.36 or v1.36.3.
+var kubeVersionFlag = regexp.MustCompile(`^v?1\.([0-9]+)(\.[0-9]+)?$`)
+
+// servedBy reads --kube-version.
+func servedBy(version string) (admission.Served, error) {
+	m := kubeVersionFlag.FindStringSubmatch(version)
+	if m == nil {
+		return admission.Served{}, fmt.Errorf("--kube-version %q: want a Kubernetes version such as 1.36 or v1.36.3", version)
+	}
+	minor, err := strconv.Atoi(m[1])
+	if err != nil {
+		return admission.Served{}, fmt.Errorf("--kube-version %q: %w", version, err)
+	}
+	served, err := admission.ServedBy(minor, kubeversion.Minor)
+	if err != nil {
+		return admission.Served{}, fmt.Errorf("--kube-version %q: %w", version, err)
+	}
+	return served, nil
 }
 
 func run(args []string, stdout, stderr io.Writer) int {

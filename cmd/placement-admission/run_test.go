@@ -20,6 +20,7 @@ import (
 	"bufio"
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,9 +29,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	admissionv1beta1 "k8s.io/api/admissionregistration/v1beta1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.yaml from this run")
@@ -250,4 +254,87 @@ func TestReadmeExcerpt(t *testing.T) {
 		}
 		at += j + 1
 	}
+}
+
+// TestKubeVersion renders the shipped data-residency config for each
+// minor: 1.36 and later get what the default gives, v1; 1.35 gets the same
+// documents as v1beta1, each decoding strictly as v1beta1's types, with a
+// header line saying what to switch on; other versions are refused.
+func TestKubeVersion(t *testing.T) {
+	const config = "../../manifests/placementpolicy/data-residency-config.yaml"
+	render := func(t *testing.T, args ...string) (string, string, int) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		code := run(append([]string{"--config", config}, args...), &stdout, &stderr)
+		return stdout.String(), stderr.String(), code
+	}
+	def, stderr, code := render(t)
+	if code != 0 {
+		t.Fatalf("default: exit %d: %s", code, stderr)
+	}
+	n := kubeversion.Minor
+	for _, v := range []string{"1.36", fmt.Sprintf("v1.%d", n), fmt.Sprintf("v1.%d.2", n), fmt.Sprintf("1.%d", n+1)} {
+		if got, stderr, code := render(t, "--kube-version", v); code != 0 || got != def {
+			t.Errorf("--kube-version %s: exit %d (%s), output differs from the default's: %v", v, code, stderr, got != def)
+		}
+	}
+
+	got, stderr, code := render(t, "--kube-version", "1.35")
+	if code != 0 {
+		t.Fatalf("--kube-version 1.35: exit %d: %s", code, stderr)
+	}
+	header := "# For Kubernetes 1.35, which serves them as v1beta1 with the feature gate MutatingAdmissionPolicy=true"
+	if !strings.Contains(got, header) {
+		t.Errorf("--kube-version 1.35: no header line %q in:\n%s", header, got)
+	}
+	v1 := strings.ReplaceAll(def, "apiVersion: admissionregistration.k8s.io/v1\n", "apiVersion: admissionregistration.k8s.io/v1beta1\n")
+	if diff := cmp.Diff(v1, stripLine(got, header)); diff != "" {
+		t.Errorf("--kube-version 1.35: documents differ from the default's in more than apiVersion (-want +got):\n%s", diff)
+	}
+	scheme := runtime.NewScheme()
+	if err := admissionv1beta1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	decoder := serializer.NewCodecFactory(scheme, serializer.EnableStrict).UniversalDeserializer()
+	reader := utilyaml.NewYAMLReader(bufioReader([]byte(got)))
+	docs := 0
+	for {
+		doc, err := reader.Read()
+		if err != nil {
+			break
+		}
+		if len(bytes.TrimSpace(stripComments(doc))) == 0 {
+			continue
+		}
+		if _, gvk, err := decoder.Decode(doc, nil, nil); err != nil || gvk.Version != "v1beta1" {
+			t.Fatalf("a 1.35 document does not decode strictly as v1beta1 (%v, %v):\n%s", gvk, err, doc)
+		}
+		docs++
+	}
+	if docs == 0 {
+		t.Error("--kube-version 1.35 rendered no document")
+	}
+
+	tooNew := fmt.Sprintf("1.%d", n+2)
+	for v, want := range map[string]string{
+		"1.34":   fmt.Sprintf(`--kube-version "1.34": Kubernetes 1.34: renders for 1.35 to 1.%d`, n+1),
+		tooNew:   fmt.Sprintf(`--kube-version %q: Kubernetes %s: renders for 1.35 to 1.%d`, tooNew, tooNew, n+1),
+		"latest": `--kube-version "latest": want a Kubernetes version such as 1.36 or v1.36.3`,
+		"1.36.x": `--kube-version "1.36.x": want a Kubernetes version`,
+	} {
+		if _, stderr, code := render(t, "--kube-version", v); code == 0 || !strings.Contains(stderr, want) {
+			t.Errorf("--kube-version %s: exit %d, stderr %q, want an error containing %q", v, code, stderr, want)
+		}
+	}
+}
+
+// stripLine returns s without the line that starts with prefix.
+func stripLine(s, prefix string) string {
+	var out []string
+	for _, line := range strings.SplitAfter(s, "\n") {
+		if !strings.HasPrefix(line, prefix) {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "")
 }

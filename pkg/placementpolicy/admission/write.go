@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 )
@@ -37,11 +38,21 @@ func (r *Result) Objects() []runtime.Object {
 
 // WriteYAML writes the rendered objects as one YAML stream for kubectl
 // apply -f, headed by a comment naming source and listing the rules that
-// were not rendered, and why.
+// were not rendered, and why. They are admissionregistration.k8s.io/v1, as
+// Kubernetes 1.36 and later serve them.
 func (r *Result) WriteYAML(w io.Writer, source string) error {
+	return r.WriteYAMLFor(w, source, Served{Version: "v1"})
+}
+
+// WriteYAMLFor is WriteYAML for an API server that serves the policies at
+// served.Version. Only the apiVersion differs: v1beta1 has v1's fields.
+func (r *Result) WriteYAMLFor(w io.Writer, source string, served Served) error {
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "# MutatingAdmissionPolicies rendered from the PlacementPolicy rules of %s.\n", source)
 	fmt.Fprintf(&buf, "# Regenerate them when the rules change; pods that exist keep the affinity they were admitted with.\n")
+	if served.Enable != "" {
+		fmt.Fprintf(&buf, "# For Kubernetes 1.%d, which serves them as %s with %s.\n", served.Minor, served.Version, served.Enable)
+	}
 	for _, s := range r.Skipped {
 		fmt.Fprintf(&buf, "# Rule %q is not rendered: %s.\n", s.Rule, s.Reason)
 	}
@@ -58,6 +69,7 @@ func (r *Result) WriteYAML(w io.Writer, source string) error {
 		if meta, ok := u["metadata"].(map[string]interface{}); ok {
 			delete(meta, "creationTimestamp")
 		}
+		u["apiVersion"] = admissionv1.GroupName + "/" + served.Version
 		data, err := yaml.Marshal(u)
 		if err != nil {
 			return err
