@@ -39,6 +39,17 @@ LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION)+adminsched
 # The playground's engine (internal/playground itself) runs whole scenarios on
 # a fresh cluster per row: it runs with the integration tests.
 UNIT_PKGS := ./apis/... ./pkg/... $(filter-out github.com/adminsched/scheduler-plugins/internal/playground,$(shell $(GO) list ./internal/...)) ./cmd/scheduler/... ./cmd/license-driver/... ./cmd/placement-admission/... ./hack/release-manifests/... ./test/integration/framework/...
+# On an older minor: what ships for it (the plugins, their args, the binaries
+# and the code they share); the playground runs on the newest minor.
+# Without -race there: the race detector runs on the newest minor over the
+# same code, and a race-instrumented second Kubernetes would cost CI about
+# ten minutes cold.
+RACE := -race
+ifneq ($(MODFILE),go.mod)
+UNIT_PKGS := ./apis/... ./pkg/... ./internal/kubeversion/... ./internal/pluginnames/... ./internal/schedtrace/... \
+	./internal/licensedriver/... ./cmd/scheduler/... ./cmd/license-driver/... ./cmd/placement-admission/...
+RACE :=
+endif
 
 .PHONY: all
 all: build
@@ -65,7 +76,7 @@ IMAGE_LDFLAGS := $(subst version.buildDate=$(BUILD_DATE),version.buildDate=$(IMA
 comma := ,
 IMAGE_PLATFORMS := $(subst $(comma), ,$(PLATFORMS))
 IMAGE_ARCHIVES := $(foreach p,$(IMAGE_PLATFORMS),$(IMAGE_DIR)/kube-scheduler-$(VERSION)-$(subst /,-,$(p)).oci.tar) $(IMAGE_DIR)/kube-scheduler-$(VERSION).oci.tar
-IMAGE_ENV := GO=$(GO) VERSION=$(VERSION) GIT_COMMIT=$(GIT_COMMIT) K8S_VERSION=$(K8S_VERSION) \
+IMAGE_ENV := GO=$(GO) MINOR_FLAGS="$(MINOR_FLAGS)" VERSION=$(VERSION) GIT_COMMIT=$(GIT_COMMIT) K8S_VERSION=$(K8S_VERSION) \
 	LDFLAGS="$(IMAGE_LDFLAGS)" BUILD_DATE=$(IMAGE_BUILD_DATE) SOURCE_DATE_EPOCH=$(SOURCE_DATE_EPOCH) \
 	IMAGE=$(IMAGE) IMAGE_PLATFORMS="$(IMAGE_PLATFORMS)" IMAGE_DIR=$(IMAGE_DIR) IMAGE_TOOL=$(IMAGE_TOOL)
 
@@ -110,7 +121,30 @@ release-manifests: ## Render manifests/install with image $(IMAGE) into _output/
 		--image $(LICENSE_DRIVER_IMAGE) --output $(RELEASE_DIR)/license-driver.yaml
 
 .PHONY: test
-test: unit-test integration-test upstream-perf-test doc-test image-test ## Run every test CI runs.
+ifeq ($(MODFILE),go.mod)
+test: unit-test integration-test upstream-perf-test doc-test image-test minors-test ## Run every test CI runs; with KUBE_MINOR=<older minor>, that minor's.
+else
+test: unit-test integration-test release-test
+endif
+
+# CI runs the whole suite on the newest minor and, within its time budget,
+# each older minor's unit tests, the scheduler binary's integration tests on
+# that minor's control plane, and its release tree.
+.PHONY: minors-test
+minors-test: ## make test KUBE_MINOR=<m> for each older minor (OLDER_MINORS).
+	@for m in $(OLDER_MINORS); do $(MAKE) --no-print-directory KUBE_MINOR=$$m test || exit 1; done
+
+# The release tree (hack/release-minor.sh) builds, passes the plugins' tests,
+# and a module of its own imports the plugins into that minor's stock
+# kube-scheduler (hack/verify-importer.sh). Plain go: the tree's go.mod is
+# the minor's, without tags.
+RELEASE_TREE := $(CURDIR)/_output/release-$(KUBE_MINOR)/tree
+.PHONY: release-test
+release-test: ## With KUBE_MINOR=<older minor>: its release tree builds, passes the plugins' tests and is importable.
+	@test -n "$(KUBE_MINOR)" || { echo "release-test needs KUBE_MINOR=<one of $(OLDER_MINORS)>"; exit 1; }
+	hack/release-minor.sh $(KUBE_MINOR) $(RELEASE_TREE)
+	cd $(RELEASE_TREE) && $(GO) build ./... && $(GO) test -count=1 ./apis/... ./pkg/...
+	hack/verify-importer.sh $(RELEASE_TREE)
 
 # The docs' commands run as a newcomer's would: bin/ first on PATH, no
 # KUBECONFIG or KUBEBUILDER_ASSETS (test/docs says how blocks are marked).
@@ -120,7 +154,7 @@ doc-test: envtest helm kubectl karpenter build playground ## Run the command blo
 
 .PHONY: unit-test
 unit-test: envtest ## Unit tests with the race detector, including the fuzz seed corpora (the playground's apply and settle steps run theirs on the embedded cluster).
-	KUBEBUILDER_ASSETS=$(BIN_DIR) $(GO) test $(MINOR_FLAGS) -race -count=1 $(UNIT_PKGS)
+	KUBEBUILDER_ASSETS=$(BIN_DIR) $(GO) test $(MINOR_FLAGS) $(RACE) -count=1 $(UNIT_PKGS)
 
 .PHONY: envtest
 envtest: ## Build the embedded cluster (etcd, kube-apiserver, kube-controller-manager, kwok) from Go modules into bin/ (skipped when up to date).
@@ -139,9 +173,23 @@ karpenter: ## Build bin/karpenter (Karpenter's KWOK provider) and bin/karpenter-
 	hack/install-karpenter.sh $(BIN_DIR)
 
 .PHONY: integration-test
+ifeq ($(MODFILE),go.mod)
 integration-test: envtest helm kubectl karpenter build ## Tests on the embedded cluster: integration, the playground's engine and command (with the real kubectl), scheduler_perf smoke.
 	PATH=$(BIN_DIR):$$PATH KUBEBUILDER_ASSETS=$(BIN_DIR) SCHEDULER_BINARY=$(BIN_DIR)/kube-scheduler LICENSE_DRIVER_BINARY=$(BIN_DIR)/license-driver \
 		$(GO) test -count=1 -timeout 30m ./test/integration/... ./internal/playground ./cmd/playground/...
+else
+# An older minor: the tests of the scheduler binary, on that minor's control
+# plane (bin/$(KUBE_MINOR)).
+# helm is the same for every minor: bin/helm.
+integration-test: envtest build ## With KUBE_MINOR=<older minor>: the scheduler binary's integration tests on that minor's control plane.
+	hack/install-helm.sh $(CURDIR)/bin
+	PATH=$(BIN_DIR):$$PATH KUBEBUILDER_ASSETS=$(BIN_DIR) SCHEDULER_BINARY=$(BIN_DIR)/kube-scheduler HELM_BINARY=$(CURDIR)/bin/helm \
+		$(GO) test $(MINOR_FLAGS) -count=1 -timeout 30m ./test/integration/ -run '$(MINOR_INTEGRATION_TESTS)'
+endif
+
+# The tests that run the scheduler binary (SCHEDULER_BINARY), its install
+# manifests with their ServiceAccount token, and the chart.
+MINOR_INTEGRATION_TESTS := ^(TestBinary.*|TestInstall(Manifests|RBAC|Components|ReadOnlyRootFilesystem)|TestLeaderElection|TestMetrics|TestChart(Install|BadArgsAtStartUp|Metrics|TwoReleases|Upgrade|ProfilesSchedule))$$
 
 # Only RunBenchmarkPerfScheduling takes a plugin registry, so upstream's
 # suites run as benchmarks, once each (-benchtime=1x), on their

@@ -17,7 +17,8 @@
 #   hack/build-image.sh          # rootfs, image, archives (what `make image` runs)
 #   hack/build-image.sh rootfs   # only the binaries and _output/image/context
 #
-# The Makefile sets VERSION, GIT_COMMIT, K8S_VERSION, LDFLAGS, BUILD_DATE and
+# The Makefile sets VERSION, GIT_COMMIT, K8S_VERSION, LDFLAGS, BUILD_DATE,
+# MINOR_FLAGS (-modfile and -tags of an older KUBE_MINOR, else empty) and
 # SOURCE_DATE_EPOCH (the commit's time unless set: every file in the image and
 # the image's creation time carry it, so one commit gives the same layers).
 set -o errexit -o nounset -o pipefail
@@ -30,6 +31,7 @@ VERSION=${VERSION:?VERSION must be set (the Makefile sets it)}
 GIT_COMMIT=${GIT_COMMIT:?GIT_COMMIT must be set}
 K8S_VERSION=${K8S_VERSION:?K8S_VERSION must be set}
 LDFLAGS=${LDFLAGS:?LDFLAGS must be set}
+read -r -a minor_flags <<<"${MINOR_FLAGS:-}"
 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:?SOURCE_DATE_EPOCH must be set (seconds since 1970)}
 BUILD_DATE=${BUILD_DATE:-$(date -u -d "@${SOURCE_DATE_EPOCH}" +%Y-%m-%dT%H:%M:%SZ)}
 IMAGE=${IMAGE:-adminsched/kube-scheduler:${VERSION}}
@@ -71,7 +73,7 @@ rootfs() {
     os=${p%/*} arch=${p#*/}
     echo "building kube-scheduler for ${p}"
     install -d "${IMAGE_DIR}/bin/${os}_${arch}"
-    CGO_ENABLED=0 GOOS=${os} GOARCH=${arch} ${GO} build -trimpath -ldflags "${LDFLAGS}" \
+    CGO_ENABLED=0 GOOS=${os} GOARCH=${arch} ${GO} build "${minor_flags[@]}" -trimpath -ldflags "${LDFLAGS}" \
       -o "${IMAGE_DIR}/bin/${os}_${arch}/kube-scheduler" ./cmd/scheduler
 
     fs=${CONTEXT}/rootfs/${os}_${arch}
