@@ -210,8 +210,8 @@ bench: envtest ## Micro-benchmarks and scheduler_perf workloads; figures under _
 	PATH=$(BIN_DIR):$$PATH hack/bench.sh
 
 .PHONY: playground
-playground: ## Build bin/playground.
-	$(GO) build -o $(BIN_DIR)/playground ./cmd/playground
+playground: ## Build bin/playground (KUBE_MINOR=1.36: bin/1.36/playground, which runs that minor's control plane from bin/1.36).
+	$(GO) build $(MINOR_FLAGS) -o $(BIN_DIR)/playground ./cmd/playground
 
 .PHONY: demo
 # The builds report on stderr, so that stdout holds the playground's output
