@@ -28,6 +28,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
+	"github.com/adminsched/scheduler-plugins/internal/snapshotdryrun"
 )
 
 // The tests in this file drive the real cache.Snapshot the way the
@@ -160,7 +161,7 @@ func TestPreemptionDryRun(t *testing.T) {
 			if got := c.score("n1"); got != 2 {
 				t.Fatalf("before the dry run: Score = %d, want 2", got)
 			}
-			dryRun, err := startDryRun(c.snapshot)
+			dryRun, err := snapshotdryrun.Start(c.snapshot)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,13 +169,13 @@ func TestPreemptionDryRun(t *testing.T) {
 				t.Fatalf("in the dry run: Score = %d, want 2", got)
 			}
 			victim := boundPod("a", "default", "n1").Obj()
-			if err := dryRun.removePod(klog.FromContext(c.ctx), victim, "n1"); err != nil {
+			if err := dryRun.RemovePod(klog.FromContext(c.ctx), victim, "n1"); err != nil {
 				t.Fatal(err)
 			}
 			if got := c.score("n1"); got != 1 {
 				t.Fatalf("in the dry run, a victim removed: Score = %d, want 1", got)
 			}
-			if err := dryRun.end(); err != nil {
+			if err := dryRun.End(); err != nil {
 				t.Fatal(err)
 			}
 			if got := c.score("n1"); got != 2 {

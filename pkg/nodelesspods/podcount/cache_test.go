@@ -27,6 +27,8 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
+
+	"github.com/adminsched/scheduler-plugins/internal/snapshotdryrun"
 )
 
 // countedLabel marks the pods the tests' counts function accepts.
@@ -169,16 +171,16 @@ func TestDryRunClones(t *testing.T) {
 		}
 	}
 	count("live", 2)
-	dryRun, err := startDryRun(snapshot)
+	dryRun, err := snapshotdryrun.Start(snapshot)
 	if err != nil {
 		t.Fatal(err)
 	}
 	count("clone", 2)
-	if err := dryRun.removePod(logger, pods[0], "n"); err != nil {
+	if err := dryRun.RemovePod(logger, pods[0], "n"); err != nil {
 		t.Fatal(err)
 	}
 	count("clone, victim removed", 1)
-	if err := dryRun.end(); err != nil {
+	if err := dryRun.End(); err != nil {
 		t.Fatal(err)
 	}
 	count("live again", 2)

@@ -31,6 +31,8 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
+
+	"github.com/adminsched/scheduler-plugins/internal/snapshotdryrun"
 )
 
 // The cache reports to the scheduler's metrics, which must exist first.
@@ -78,7 +80,7 @@ type fuzzWorld struct {
 	// dryRunFrom is the number of pods assumed before the dry run, or -1
 	// outside a dry run.
 	dryRunFrom    int
-	dryRun        dryRun
+	dryRun        snapshotdryrun.DryRun
 	podGroupCycle bool
 	next          int
 }
@@ -206,24 +208,24 @@ func (w *fuzzWorld) step(b byte) error {
 		}
 	case stepDryRunStart:
 		if w.podGroupCycle && !inDryRun {
-			w.dryRun, err = startDryRun(w.snapshot)
+			w.dryRun, err = snapshotdryrun.Start(w.snapshot)
 			w.dryRunFrom = len(w.assumed)
 		}
 	case stepDryRunRemove:
 		if victim := w.victim(node); inDryRun && victim != nil {
-			err = w.dryRun.removePod(w.logger, victim, node)
+			err = w.dryRun.RemovePod(w.logger, victim, node)
 		}
 	case stepDryRunAdd:
 		if inDryRun {
 			var pi *framework.PodInfo
 			if pi, err = framework.NewPodInfo(w.newPod(node, true)); err == nil {
-				err = w.dryRun.addPod(pi, node)
+				err = w.dryRun.AddPod(pi, node)
 			}
 		}
 	case stepDryRunEnd:
 		if inDryRun {
 			if err = w.forgetDownTo(w.dryRunFrom); err == nil {
-				err = w.dryRun.end()
+				err = w.dryRun.End()
 			}
 			w.dryRunFrom = -1
 		}

@@ -16,32 +16,35 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package podcount
+// Package snapshotdryrun changes a scheduler Snapshot's NodeInfos for a
+// while and then puts them back, as pod-group preemption's dry runs do, on
+// every supported minor: the count memo's tests drive it.
+package snapshotdryrun
 
 import (
-	"context"
-
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
 )
 
-// dryRun bridges the Snapshot's mutation session (StartMutations, RemovePod,
-// AddPod, EndMutations), which exists since 1.37. 1.36's pod-group
-// preemption backs the snapshot up instead (BackupSnapshot clones every
-// NodeInfo) and changes the clones' NodeInfos directly, as this does.
-type dryRun struct {
+// DryRun bridges the Snapshot's mutation session (StartMutations,
+// RemovePod, AddPod, EndMutations), which exists since 1.37. 1.36's
+// pod-group preemption backs the snapshot up instead (BackupSnapshot clones
+// every NodeInfo) and changes the clones directly, as this does.
+type DryRun struct {
 	snapshot *cache.Snapshot
 	restore  cache.RestoreSnapshot
 }
 
-func startDryRun(s *cache.Snapshot) (dryRun, error) {
+// Start begins a dry run on s.
+func Start(s *cache.Snapshot) (DryRun, error) {
 	restore, err := s.BackupSnapshot()
-	return dryRun{s, restore}, err
+	return DryRun{s, restore}, err
 }
 
-func (d dryRun) removePod(logger klog.Logger, pod *v1.Pod, node string) error {
+// RemovePod removes pod from node's NodeInfo for the dry run.
+func (d DryRun) RemovePod(logger klog.Logger, pod *v1.Pod, node string) error {
 	ni, err := d.snapshot.Get(node)
 	if err != nil {
 		return err
@@ -49,7 +52,8 @@ func (d dryRun) removePod(logger klog.Logger, pod *v1.Pod, node string) error {
 	return ni.RemovePod(logger, pod)
 }
 
-func (d dryRun) addPod(pi fwk.PodInfo, node string) error {
+// AddPod adds pi to node's NodeInfo for the dry run.
+func (d DryRun) AddPod(pi fwk.PodInfo, node string) error {
 	ni, err := d.snapshot.Get(node)
 	if err != nil {
 		return err
@@ -58,11 +62,8 @@ func (d dryRun) addPod(pi fwk.PodInfo, node string) error {
 	return nil
 }
 
-func (d dryRun) end() error {
+// End puts the snapshot's NodeInfos back.
+func (d DryRun) End() error {
 	d.restore()
 	return nil
 }
-
-// newCache bridges cache.New, whose compositePodGroupEnabled argument
-// exists since 1.37.
-func newCache(ctx context.Context) cache.Cache { return cache.New(ctx, nil, true) }

@@ -1,4 +1,4 @@
-//go:build !kube1.36
+//go:build kube1.36
 
 /*
 Copyright The adminsched scheduler-plugins Authors.
@@ -16,23 +16,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package nodelesspods
+package podcount
 
 import (
-	v1 "k8s.io/api/core/v1"
-	"k8s.io/klog/v2"
+	"context"
+
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
 )
 
-// dryRun bridges the Snapshot's mutation session (StartMutations, RemovePod,
-// EndMutations), which exists since 1.37: a preemption dry run on
-// clones of the snapshot's NodeInfos.
-type dryRun struct{ snapshot *cache.Snapshot }
-
-func startDryRun(s *cache.Snapshot) (dryRun, error) { return dryRun{s}, s.StartMutations() }
-
-func (d dryRun) removePod(logger klog.Logger, pod *v1.Pod, node string) error {
-	return d.snapshot.RemovePod(logger, pod, node)
-}
-
-func (d dryRun) end() error { return d.snapshot.EndMutations() }
+// newCache bridges cache.New, whose compositePodGroupEnabled argument
+// exists since 1.37.
+func newCache(ctx context.Context) cache.Cache { return cache.New(ctx, nil, true) }

@@ -21,26 +21,8 @@ package podcount
 import (
 	"context"
 
-	v1 "k8s.io/api/core/v1"
-	"k8s.io/klog/v2"
-	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
 )
-
-// dryRun bridges the Snapshot's mutation session (StartMutations, RemovePod,
-// AddPod, EndMutations), which exists since 1.37: a preemption dry run on
-// clones of the snapshot's NodeInfos.
-type dryRun struct{ snapshot *cache.Snapshot }
-
-func startDryRun(s *cache.Snapshot) (dryRun, error) { return dryRun{s}, s.StartMutations() }
-
-func (d dryRun) removePod(logger klog.Logger, pod *v1.Pod, node string) error {
-	return d.snapshot.RemovePod(logger, pod, node)
-}
-
-func (d dryRun) addPod(pi fwk.PodInfo, node string) error { return d.snapshot.AddPod(pi, node) }
-
-func (d dryRun) end() error { return d.snapshot.EndMutations() }
 
 // newCache bridges cache.New, whose compositePodGroupEnabled argument
 // exists since 1.37.
