@@ -255,22 +255,14 @@ func TestExamples(t *testing.T) {
 }
 
 // minorBuildFlags are the go build flags of this build's minor: none for
-// the newest, its module file and tag for another.
-func minorBuildFlags() []string {
-	if kubeversion.Minor == kubeversion.Supported[len(kubeversion.Supported)-1] {
-		return nil
-	}
-	return []string{fmt.Sprintf("-modfile=../../go.1.%d.mod", kubeversion.Minor), fmt.Sprintf("-tags=kube1.%d", kubeversion.Minor)}
-}
+// go.mod, its module file and tag for another.
+func minorBuildFlags() []string { return kubeversion.BuildFlags("../..") }
 
 // kubernetesVersion is the k8s.io/kubernetes version this build's module
 // file requires: go.mod for the newest minor, go.1.<minor>.mod for another.
 func kubernetesVersion(t *testing.T) string {
 	t.Helper()
-	modFile := "../../go.mod"
-	if kubeversion.Minor != kubeversion.Supported[len(kubeversion.Supported)-1] {
-		modFile = fmt.Sprintf("../../go.1.%d.mod", kubeversion.Minor)
-	}
+	modFile := kubeversion.ModFile("../..")
 	data, err := os.ReadFile(modFile)
 	if err != nil {
 		t.Fatal(err)

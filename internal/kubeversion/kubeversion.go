@@ -22,7 +22,11 @@ limitations under the License.
 // files named after the API they bridge, behind the same tags.
 package kubeversion
 
-import "fmt"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
 
 // Feature is something the project uses that not every supported minor has.
 type Feature struct {
@@ -63,6 +67,34 @@ var Features = []Feature{PodGroups, MutatingAdmissionPolicyV1, DRAExtendedResour
 
 // Supported are the minors this tree builds for, oldest first.
 var Supported = []int{36, 37}
+
+// Newest is the newest supported minor, the one go.mod builds on main.
+func Newest() int { return Supported[len(Supported)-1] }
+
+// ModFile is the module file of this build's minor in the tree at root:
+// go.1.<minor>.mod where the tree has one (an older minor on main), else
+// go.mod (the newest minor, or a release tree, whose go.mod is its minor's).
+func ModFile(root string) string {
+	if older := filepath.Join(root, fmt.Sprintf("go.1.%d.mod", Minor)); fileExists(older) {
+		return older
+	}
+	return filepath.Join(root, "go.mod")
+}
+
+// BuildFlags are the go build flags that build this build's minor from the
+// tree at root: its module file and tag, or none for go.mod.
+func BuildFlags(root string) []string {
+	mod := ModFile(root)
+	if filepath.Base(mod) == "go.mod" {
+		return nil
+	}
+	return []string{"-modfile=" + mod, "-tags=kube" + String()}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
 
 // Has tells whether this build's minor has f.
 func Has(f Feature) bool { return Minor >= f.Since }

@@ -16,7 +16,13 @@ limitations under the License.
 
 package kubeversion
 
-import "testing"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
 
 func TestFeatures(t *testing.T) {
 	for _, f := range Features {
@@ -27,7 +33,29 @@ func TestFeatures(t *testing.T) {
 			t.Errorf("%s: Has = %v on 1.%d", f.Name, Has(f), Minor)
 		}
 	}
-	if Supported[len(Supported)-1] < Minor {
+	if Newest() < Minor {
 		t.Errorf("Supported %v does not list this build's minor 1.%d", Supported, Minor)
+	}
+}
+
+// TestModFile builds flags for this build's minor from trees with and
+// without an older minor's module file, as main and a release tree are.
+func TestModFile(t *testing.T) {
+	main, release := t.TempDir(), t.TempDir()
+	older := filepath.Join(main, fmt.Sprintf("go.1.%d.mod", Minor))
+	if err := os.WriteFile(older, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := ModFile(main); got != older {
+		t.Errorf("ModFile(main tree with %s) = %s", older, got)
+	}
+	if got, want := BuildFlags(main), []string{"-modfile=" + older, "-tags=kube" + String()}; !slices.Equal(got, want) {
+		t.Errorf("BuildFlags(main tree) = %q, want %q", got, want)
+	}
+	if got := ModFile(release); got != filepath.Join(release, "go.mod") {
+		t.Errorf("ModFile(tree without go.1.%d.mod) = %s, want its go.mod", Minor, got)
+	}
+	if got := BuildFlags(release); got != nil {
+		t.Errorf("BuildFlags(tree without go.1.%d.mod) = %q, want none", Minor, got)
 	}
 }

@@ -366,7 +366,7 @@ func (p permission) String() string {
 // olderMinor tells whether this build's minor is older than the newest
 // supported, the one the manifests and the chart are written for.
 func olderMinor() bool {
-	return kubeversion.Minor < kubeversion.Supported[len(kubeversion.Supported)-1]
+	return kubeversion.Minor < kubeversion.Newest()
 }
 
 // servedResources returns the group and resource (subresources as
