@@ -34,8 +34,10 @@ git archive --format=tar "${commit}" | tar -x -C "${OUT}"
 go run ./hack/release-minor --minor "${MINOR}" --dir "${OUT}" ${TAG:+--version "${TAG}"}
 
 if [[ "${BRANCH}" == 1 ]]; then
-  index=$(mktemp)
-  trap 'rm -f "${index}"' EXIT
+  # A fresh index: git refuses an existing empty file as one.
+  tmp=$(mktemp -d)
+  trap 'rm -rf "${tmp}"' EXIT
+  index=${tmp}/index
   branch="release-${MINOR}"
   tree=$(GIT_INDEX_FILE="${index}" git --work-tree="${OUT}" add -A . >/dev/null &&
     GIT_INDEX_FILE="${index}" git write-tree)
