@@ -104,8 +104,7 @@ func pluginSets(p *configv1.Plugins) []namedPluginSet {
 		{"filter", p.Filter}, {"postFilter", p.PostFilter}, {"preScore", p.PreScore},
 		{"score", p.Score}, {"reserve", p.Reserve}, {"permit", p.Permit}, {"preBind", p.PreBind},
 		{"bind", p.Bind}, {"postBind", p.PostBind}, {"multiPoint", p.MultiPoint},
-		{"placementGenerate", p.PlacementGenerate}, {"placementScore", p.PlacementScore},
 	}
-	all = append(all, podGroupPostFilterSet(p)...)
+	all = append(all, podGroupSets(p)...)
 	return slices.DeleteFunc(all, func(s namedPluginSet) bool { return len(s.set.Enabled) == 0 })
 }

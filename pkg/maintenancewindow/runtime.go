@@ -75,15 +75,6 @@ func podRuntime(pod *v1.Pod) (runtimeInfo, error) {
 	return rt, nil
 }
 
-// podGroupName returns the name of the pod group pod belongs to, "" for
-// none.
-func podGroupName(pod *v1.Pod) string {
-	if g := pod.Spec.SchedulingGroup; g != nil && g.PodGroupName != nil {
-		return *g.PodGroupName
-	}
-	return ""
-}
-
 // expectedRuntime returns how long pod is expected to run as the plugin
 // judges it: unknown when the look-ahead is off; for a member of a pod
 // group, the longest runtime of the group's members, unknown when one of
@@ -120,33 +111,6 @@ func (pl *MaintenanceWindow) expectedRuntime(logger *klog.Logger, pod *v1.Pod) r
 		rt.d = max(rt.d, mrt.d)
 	}
 	return rt
-}
-
-// groupMembers returns the pods the scheduler knows for the pod group
-// namespace/name, placed or not; ok is false when it knows no such group.
-func (pl *MaintenanceWindow) groupMembers(namespace, name string) ([]*v1.Pod, bool) {
-	if pl.handle == nil {
-		return nil, false
-	}
-	pgm := pl.handle.PodGroupManager()
-	if pgm == nil {
-		return nil, false
-	}
-	states := pgm.PodGroupStates()
-	if states == nil {
-		return nil, false
-	}
-	st, err := states.Get(namespace, name)
-	if err != nil || st == nil {
-		return nil, false
-	}
-	unscheduled := st.UnscheduledPods()
-	// A copy: the scheduler's slice is not ours to append to.
-	members := append(make([]*v1.Pod, 0, st.ScheduledPodsCount()+len(unscheduled)), st.ScheduledPods()...)
-	for _, p := range unscheduled {
-		members = append(members, p)
-	}
-	return members, true
 }
 
 // runtimeOf returns the runtime that PreFilter (or PreScore) worked out for

@@ -99,11 +99,11 @@ func (pl *MaintenanceWindow) NormalizeScore(_ context.Context, _ fwk.CycleState,
 	horizon := int64(pl.horizon.Seconds())
 	for i := range scores {
 		if horizon <= 0 {
-			scores[i].Score = fwk.MaxScore
+			scores[i].Score = fwk.MaxNodeScore
 			continue
 		}
 		s := min(max(scores[i].Score, 0), horizon)
-		scores[i].Score = fwk.MinScore + s*(fwk.MaxScore-fwk.MinScore)/horizon
+		scores[i].Score = fwk.MinNodeScore + s*(fwk.MaxNodeScore-fwk.MinNodeScore)/horizon
 	}
 	return nil
 }

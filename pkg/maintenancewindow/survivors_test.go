@@ -353,8 +353,8 @@ func TestNormalizeScoreSubSecondHorizon(t *testing.T) {
 		horizon time.Duration
 		want    int64
 	}{
-		{name: "half a second", horizon: 500 * time.Millisecond, want: fwk.MaxScore},
-		{name: "one second", horizon: time.Second, want: fwk.MinScore},
+		{name: "half a second", horizon: 500 * time.Millisecond, want: fwk.MaxNodeScore},
+		{name: "one second", horizon: time.Second, want: fwk.MinNodeScore},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

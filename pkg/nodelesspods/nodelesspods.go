@@ -33,6 +33,7 @@ import (
 	// Importing scheme registers NodeLessPodsArgs with the scheduler's config
 	// scheme for every scheduler build that imports this plugin.
 	"github.com/adminsched/scheduler-plugins/apis/config/scheme"
+	"github.com/adminsched/scheduler-plugins/internal/podgroupcycle"
 	"github.com/adminsched/scheduler-plugins/pkg/nodelesspods/podcount"
 )
 
@@ -105,7 +106,7 @@ func (pl *NodeLessPods) Score(_ context.Context, state fwk.CycleState, _ *v1.Pod
 // those run on a snapshot that may hold assumed pods. A caller with no state
 // is treated as one, which is always correct.
 func inPodGroupCycle(state fwk.CycleState) bool {
-	return state == nil || state.IsPodGroupSchedulingCycle()
+	return state == nil || podgroupcycle.Is(state)
 }
 
 // ScoreExtensions returns the plugin itself: it normalizes its loads.

@@ -23,6 +23,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/adminsched/scheduler-plugins/internal/podgroupcycle"
 )
 
 // stateKey is where PreFilter leaves the pod's rules for Filter and PreScore.
@@ -44,7 +46,7 @@ func (pl *PlacementPolicy) PreFilter(ctx context.Context, state fwk.CycleState, 
 		return nil, &pl.skip
 	}
 	state.Write(stateKey, s)
-	if !state.IsPodGroupSchedulingCycle() {
+	if !podgroupcycle.Is(state) {
 		s.countApplied()
 	}
 	if len(s.required) == 0 {

@@ -22,6 +22,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 
+	"github.com/adminsched/scheduler-plugins/internal/podgroupcycle"
 	"github.com/adminsched/scheduler-plugins/pkg/normalize"
 )
 
@@ -38,7 +39,7 @@ func (pl *PlacementPolicy) PreScore(_ context.Context, state fwk.CycleState, pod
 	if err != nil {
 		return fwk.AsStatus(err)
 	}
-	if !fromPreFilter && !s.empty() && (state == nil || !state.IsPodGroupSchedulingCycle()) {
+	if !fromPreFilter && !s.empty() && (state == nil || !podgroupcycle.Is(state)) {
 		s.countApplied()
 	}
 	if s.empty() || len(s.preferred) == 0 {

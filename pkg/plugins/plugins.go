@@ -100,9 +100,7 @@ var extensionPoints = slices.Concat([]extensionPoint{
 	{"PreBind", is[fwk.PreBindPlugin]},
 	{"Bind", is[fwk.BindPlugin]},
 	{"PostBind", is[fwk.PostBindPlugin]},
-	{"PlacementGenerate", is[fwk.PlacementGeneratePlugin]},
-	{"PlacementScore", is[fwk.PlacementScorePlugin]},
-})
+}, placementPoints)
 
 type extensionPoint struct {
 	name       string

@@ -1,4 +1,4 @@
-//go:build kube1.36
+//go:build !kube1.35
 
 /*
 Copyright The adminsched scheduler-plugins Authors.
@@ -16,10 +16,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package pluginnames
+// Package podgroupcycle tells a plugin whether a scheduling cycle is a pod
+// group's: such cycles place a whole gang on one snapshot, so the snapshot
+// may hold the group's assumed pods, and a rule counted once per pod must
+// not count again for each member. Pod-group cycles exist since 1.36.
+package podgroupcycle
 
-import configv1 "k8s.io/kube-scheduler/config/v1"
+import fwk "k8s.io/kube-scheduler/framework"
 
-// podGroupPostFilterSet bridges configv1.Plugins.PodGroupPostFilter, which
-// exists since 1.37: 1.36 has no such plugin set.
-func podGroupPostFilterSet(*configv1.Plugins) []namedPluginSet { return nil }
+// Is reports whether state is a pod-group scheduling cycle's.
+func Is(state fwk.CycleState) bool { return state.IsPodGroupSchedulingCycle() }

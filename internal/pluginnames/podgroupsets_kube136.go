@@ -1,4 +1,4 @@
-//go:build !kube1.36
+//go:build kube1.36
 
 /*
 Copyright The adminsched scheduler-plugins Authors.
@@ -20,11 +20,8 @@ package pluginnames
 
 import configv1 "k8s.io/kube-scheduler/config/v1"
 
-// newestSet bridges configv1.Plugins.PodGroupPostFilter, which exists since
-// 1.37: the newest plugin set, which Check must cover too.
-const newestSet = "podGroupPostFilter"
-
-func withNewestSet(p *configv1.Plugins, s configv1.PluginSet) *configv1.Plugins {
-	p.PodGroupPostFilter = s
-	return p
+// podGroupSets bridges the pod-group plugin sets of configv1.Plugins, which
+// exist since 1.36: 1.36 has no podGroupPostFilter (new in 1.37).
+func podGroupSets(p *configv1.Plugins) []namedPluginSet {
+	return []namedPluginSet{{"placementGenerate", p.PlacementGenerate}, {"placementScore", p.PlacementScore}}
 }

@@ -1,4 +1,4 @@
-//go:build !kube1.36
+//go:build !kube1.36 && !kube1.35
 
 /*
 Copyright The adminsched scheduler-plugins Authors.
@@ -20,8 +20,11 @@ package pluginnames
 
 import configv1 "k8s.io/kube-scheduler/config/v1"
 
-// podGroupPostFilterSet bridges configv1.Plugins.PodGroupPostFilter, which
-// exists since 1.37.
-func podGroupPostFilterSet(p *configv1.Plugins) []namedPluginSet {
-	return []namedPluginSet{{"podGroupPostFilter", p.PodGroupPostFilter}}
+// newestSet bridges configv1.Plugins.PodGroupPostFilter, which exists since
+// 1.37: the newest plugin set, which Check must cover too.
+const newestSet = "podGroupPostFilter"
+
+func withNewestSet(p *configv1.Plugins, s configv1.PluginSet) *configv1.Plugins {
+	p.PodGroupPostFilter = s
+	return p
 }

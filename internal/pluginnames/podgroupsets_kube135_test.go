@@ -1,0 +1,30 @@
+//go:build kube1.35
+
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package pluginnames
+
+import configv1 "k8s.io/kube-scheduler/config/v1"
+
+// newestSet bridges the pod-group plugin sets, which exist since 1.36: on
+// 1.35 the newest plugin set is postBind.
+const newestSet = "postBind"
+
+func withNewestSet(p *configv1.Plugins, s configv1.PluginSet) *configv1.Plugins {
+	p.PostBind = s
+	return p
+}
