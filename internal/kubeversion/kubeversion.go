@@ -66,7 +66,7 @@ var (
 var Features = []Feature{PodGroups, MutatingAdmissionPolicyV1, DRAExtendedResource, RawScores, DeviceHealth, UpstreamPerfSuites}
 
 // Supported are the minors this tree builds for, oldest first.
-var Supported = []int{36, 37}
+var Supported = []int{35, 36, 37}
 
 // Newest is the newest supported minor, the one go.mod builds on main.
 func Newest() int { return Supported[len(Supported)-1] }

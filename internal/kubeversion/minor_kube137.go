@@ -1,4 +1,4 @@
-//go:build !kube1.36
+//go:build !kube1.36 && !kube1.35
 
 /*
 Copyright The adminsched scheduler-plugins Authors.

@@ -103,8 +103,8 @@ func scoreAll(ctx context.Context, t *testing.T, pl *NodeLessPods, snapshot *cac
 	}
 	got := make(map[string]int64, len(scores))
 	for _, s := range scores {
-		if s.Score < fwk.MinScore || s.Score > fwk.MaxScore {
-			t.Errorf("score of %s is %d, outside [%d, %d]", s.Name, s.Score, fwk.MinScore, fwk.MaxScore)
+		if s.Score < fwk.MinNodeScore || s.Score > fwk.MaxNodeScore {
+			t.Errorf("score of %s is %d, outside [%d, %d]", s.Name, s.Score, fwk.MinNodeScore, fwk.MaxNodeScore)
 		}
 		got[s.Name] = s.Score
 	}

@@ -15,7 +15,7 @@ limitations under the License.
 */
 
 // Package normalize maps the raw scores of a score plugin onto the
-// framework's range [fwk.MinScore, fwk.MaxScore], for NormalizeScore. Every
+// framework's range [fwk.MinNodeScore, fwk.MaxNodeScore], for NormalizeScore. Every
 // plugin of this repository normalizes through it, so they rank nodes the
 // same way.
 package normalize
@@ -45,11 +45,11 @@ func MinMax(scores fwk.NodeScoreList, lowerIsBetter bool) {
 	for i := range scores {
 		switch {
 		case span == 0:
-			scores[i].Score = fwk.MaxScore
+			scores[i].Score = fwk.MaxNodeScore
 		case lowerIsBetter:
-			scores[i].Score = fwk.MinScore + (hi-scores[i].Score)*(fwk.MaxScore-fwk.MinScore)/span
+			scores[i].Score = fwk.MinNodeScore + (hi-scores[i].Score)*(fwk.MaxNodeScore-fwk.MinNodeScore)/span
 		default:
-			scores[i].Score = fwk.MinScore + (scores[i].Score-lo)*(fwk.MaxScore-fwk.MinScore)/span
+			scores[i].Score = fwk.MinNodeScore + (scores[i].Score-lo)*(fwk.MaxNodeScore-fwk.MinNodeScore)/span
 		}
 	}
 }

@@ -60,7 +60,7 @@ func TestMinMax(t *testing.T) {
 				if s.Name != fmt.Sprintf("node-%d", i) {
 					t.Errorf("scores[%d] is node %s: the order changed", i, s.Name)
 				}
-				if s.Score < fwk.MinScore || s.Score > fwk.MaxScore {
+				if s.Score < fwk.MinNodeScore || s.Score > fwk.MaxNodeScore {
 					t.Errorf("score %d of %s out of range", s.Score, s.Name)
 				}
 				got = append(got, s.Score)

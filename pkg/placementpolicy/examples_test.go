@@ -98,7 +98,7 @@ func TestSpotExample(t *testing.T) {
 			for _, s := range scores {
 				want := int64(0)
 				if s.Name == spot.Name {
-					want = fwk.MaxScore
+					want = fwk.MaxNodeScore
 				}
 				if s.Score != want {
 					t.Errorf("batch pod, node %s scores %d, want %d", s.Name, s.Score, want)
