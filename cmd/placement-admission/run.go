@@ -25,7 +25,6 @@ import (
 	"strconv"
 
 	"github.com/spf13/cobra"
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
@@ -74,9 +73,9 @@ the pod spec.`,
 			if err != nil {
 				return err
 			}
-			fp := admissionv1.FailurePolicyType(failurePolicy)
-			if fp != admissionv1.Ignore && fp != admissionv1.Fail {
-				return fmt.Errorf("--failure-policy %q: must be %s or %s", failurePolicy, admissionv1.Ignore, admissionv1.Fail)
+			fp := admission.FailurePolicyType(failurePolicy)
+			if fp != admission.Ignore && fp != admission.Fail {
+				return fmt.Errorf("--failure-policy %q: must be %s or %s", failurePolicy, admission.Ignore, admission.Fail)
 			}
 			cfg, err := loadConfig(configPath)
 			if err != nil {
@@ -112,7 +111,7 @@ the pod spec.`,
 	flags := cmd.Flags()
 	flags.StringVar(&configPath, "config", "", "the KubeSchedulerConfiguration file (as given to kube-scheduler --config)")
 	flags.StringVar(&outputFile, "output-file", "", "write the policies to this file instead of standard output")
-	flags.StringVar(&failurePolicy, "failure-policy", string(admissionv1.Ignore),
+	flags.StringVar(&failurePolicy, "failure-policy", string(admission.Ignore),
 		"what the API server does with a pod when a policy cannot be evaluated: Ignore creates it without the rule's affinity (the scheduler still enforces the rule), Fail refuses it")
 	flags.StringVar(&kubeVersion, "kube-version", kubeversion.String(),
 		"the Kubernetes version of the kube-apiservers the policies are for (1.35 to the newest + 1): 1.36 and later serve them as admissionregistration.k8s.io/v1, 1.35 as v1beta1 behind a feature gate")

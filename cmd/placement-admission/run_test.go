@@ -42,14 +42,26 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden.yaml from thi
 // TestShippedConfigs renders every PlacementPolicy config the repo ships and
 // compares with the reviewed output in testdata (go test -update rewrites
 // it), and checks that each document decodes strictly as the admission
-// API's types.
+// API's types, at the version the build's own minor serves. The golden
+// files are the v1 output of 1.36 and later; a 1.35 build renders the same
+// documents as v1beta1, with a header line.
 func TestShippedConfigs(t *testing.T) {
 	configs, err := filepath.Glob("../../manifests/placementpolicy/*-config.yaml")
 	if err != nil || len(configs) == 0 {
 		t.Fatalf("no shipped config found: %v", err)
 	}
+	served, err := servedBy(kubeversion.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update && served.Version != "v1" {
+		t.Fatalf("-update: the golden files hold v1; run it on a build of 1.36 or later, not %s", kubeversion.String())
+	}
 	scheme := runtime.NewScheme()
 	if err := admissionv1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := admissionv1beta1.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
 	decoder := serializer.NewCodecFactory(scheme, serializer.EnableStrict).UniversalDeserializer()
@@ -70,7 +82,15 @@ func TestShippedConfigs(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v (run go test -update to write it)", err)
 			}
-			if diff := cmp.Diff(string(want), stdout.String()); diff != "" {
+			got := stdout.String()
+			if served.Enable != "" {
+				header := fmt.Sprintf("# For Kubernetes 1.%d, which serves them as %s with ", served.Minor, served.Version)
+				if !strings.Contains(got, header) {
+					t.Errorf("no header line %q in:\n%s", header, got)
+				}
+				got = stripLine(got, header)
+			}
+			if diff := cmp.Diff(atVersion(string(want), served.Version), got); diff != "" {
 				t.Errorf("output differs from %s (-want +got):\n%s", golden, diff)
 			}
 			reader := utilyaml.NewYAMLReader(bufioReader(stdout.Bytes()))
@@ -84,8 +104,8 @@ func TestShippedConfigs(t *testing.T) {
 					continue
 				}
 				_, gvk, err := decoder.Decode(doc, nil, nil)
-				if err != nil {
-					t.Fatalf("decoding a rendered document strictly: %v\n%s", err, doc)
+				if err != nil || gvk.Version != served.Version {
+					t.Fatalf("decoding a rendered document strictly as %s: %v, %v\n%s", served.Version, gvk, err, doc)
 				}
 				kinds[gvk.Kind]++
 			}
@@ -238,8 +258,14 @@ func TestReadmeExcerpt(t *testing.T) {
 	}
 	block := readme[i+len(start):]
 	block = block[:bytes.Index(block, []byte("```"))]
+	args := []string{"--config", "../../manifests/placementpolicy/data-residency-config.yaml"}
+	if !kubeversion.Has(kubeversion.MutatingAdmissionPolicyV1) {
+		// The README quotes the v1 output of builds of 1.36 and later,
+		// which an older build renders for 1.36.
+		args = append(args, "--kube-version", "1.36")
+	}
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"--config", "../../manifests/placementpolicy/data-residency-config.yaml"}, &stdout, &stderr); code != 0 {
+	if code := run(args, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	out := strings.Split(stdout.String(), "\n")
@@ -257,9 +283,10 @@ func TestReadmeExcerpt(t *testing.T) {
 }
 
 // TestKubeVersion renders the shipped data-residency config for each
-// minor: 1.36 and later get what the default gives, v1; 1.35 gets the same
-// documents as v1beta1, each decoding strictly as v1beta1's types, with a
-// header line saying what to switch on; other versions are refused.
+// minor: 1.36 and later get v1; 1.35 gets the same documents as v1beta1,
+// each decoding strictly as v1beta1's types, with a header line saying what
+// to switch on; the default is the build's own minor; other versions are
+// refused.
 func TestKubeVersion(t *testing.T) {
 	const config = "../../manifests/placementpolicy/data-residency-config.yaml"
 	render := func(t *testing.T, args ...string) (string, string, int) {
@@ -268,35 +295,48 @@ func TestKubeVersion(t *testing.T) {
 		code := run(append([]string{"--config", config}, args...), &stdout, &stderr)
 		return stdout.String(), stderr.String(), code
 	}
-	def, stderr, code := render(t)
+	// Every build renders for 1.36: its own minor, or one newer.
+	v1, stderr, code := render(t, "--kube-version", "1.36")
 	if code != 0 {
-		t.Fatalf("default: exit %d: %s", code, stderr)
+		t.Fatalf("--kube-version 1.36: exit %d: %s", code, stderr)
 	}
-	n := kubeversion.Minor
-	for _, v := range []string{"1.36", fmt.Sprintf("v1.%d", n), fmt.Sprintf("v1.%d.2", n), fmt.Sprintf("1.%d", n+1)} {
-		if got, stderr, code := render(t, "--kube-version", v); code != 0 || got != def {
-			t.Errorf("--kube-version %s: exit %d (%s), output differs from the default's: %v", v, code, stderr, got != def)
-		}
-	}
-
-	got, stderr, code := render(t, "--kube-version", "1.35")
+	v1beta1, stderr, code := render(t, "--kube-version", "1.35")
 	if code != 0 {
 		t.Fatalf("--kube-version 1.35: exit %d: %s", code, stderr)
 	}
-	header := "# For Kubernetes 1.35, which serves them as v1beta1 with the feature gate MutatingAdmissionPolicy=true"
-	if !strings.Contains(got, header) {
-		t.Errorf("--kube-version 1.35: no header line %q in:\n%s", header, got)
+	n := kubeversion.Minor
+	for _, v := range []struct {
+		version string
+		minor   int
+	}{
+		{"", n}, {fmt.Sprintf("v1.%d", n), n}, {fmt.Sprintf("v1.%d.2", n), n}, {fmt.Sprintf("1.%d", n+1), n + 1},
+	} {
+		var args []string
+		if v.version != "" {
+			args = []string{"--kube-version", v.version}
+		}
+		want := v1
+		if v.minor < 36 {
+			want = v1beta1
+		}
+		if out, stderr, code := render(t, args...); code != 0 || out != want {
+			t.Errorf("--kube-version %q: exit %d (%s), output differs from 1.%d's: %v", v.version, code, stderr, v.minor, out != want)
+		}
 	}
-	v1 := strings.ReplaceAll(def, "apiVersion: admissionregistration.k8s.io/v1\n", "apiVersion: admissionregistration.k8s.io/v1beta1\n")
-	if diff := cmp.Diff(v1, stripLine(got, header)); diff != "" {
-		t.Errorf("--kube-version 1.35: documents differ from the default's in more than apiVersion (-want +got):\n%s", diff)
+
+	header := "# For Kubernetes 1.35, which serves them as v1beta1 with the feature gate MutatingAdmissionPolicy=true"
+	if !strings.Contains(v1beta1, header) {
+		t.Errorf("--kube-version 1.35: no header line %q in:\n%s", header, v1beta1)
+	}
+	if diff := cmp.Diff(atVersion(v1, "v1beta1"), stripLine(v1beta1, header)); diff != "" {
+		t.Errorf("--kube-version 1.35: documents differ from 1.36's in more than apiVersion (-want +got):\n%s", diff)
 	}
 	scheme := runtime.NewScheme()
 	if err := admissionv1beta1.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
 	decoder := serializer.NewCodecFactory(scheme, serializer.EnableStrict).UniversalDeserializer()
-	reader := utilyaml.NewYAMLReader(bufioReader([]byte(got)))
+	reader := utilyaml.NewYAMLReader(bufioReader([]byte(v1beta1)))
 	docs := 0
 	for {
 		doc, err := reader.Read()
@@ -326,6 +366,11 @@ func TestKubeVersion(t *testing.T) {
 			t.Errorf("--kube-version %s: exit %d, stderr %q, want an error containing %q", v, code, stderr, want)
 		}
 	}
+}
+
+// atVersion is the v1 output out with its documents at version instead.
+func atVersion(out, version string) string {
+	return strings.ReplaceAll(out, "apiVersion: admissionregistration.k8s.io/v1\n", "apiVersion: admissionregistration.k8s.io/"+version+"\n")
 }
 
 // stripLine returns s without the line that starts with prefix.

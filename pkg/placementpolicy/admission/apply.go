@@ -30,6 +30,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
+
+	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 )
 
 // canaryAnnotation is what the canary policy of WaitInForce writes.
@@ -38,7 +40,7 @@ const canaryAnnotation = "placementpolicy.adminsched.io/canary"
 // Apply creates the rendered objects, or updates those that exist, each
 // policy before its binding.
 func Apply(ctx context.Context, client kubernetes.Interface, res *Result) error {
-	api := client.AdmissionregistrationV1()
+	api := mapClient(client)
 	for _, p := range res.Policies {
 		if err := createOrUpdate(ctx, p.Policy.Name, "MutatingAdmissionPolicy",
 			func() error {
@@ -84,15 +86,26 @@ func createOrUpdate(ctx context.Context, name, kind string, create, update func(
 		err = update()
 	}
 	if err != nil {
-		return fmt.Errorf("applying %s %s: %w", kind, name, err)
+		return fmt.Errorf("applying %s %s: %w%s", kind, name, err, notServedHint(err))
 	}
 	klog.FromContext(ctx).V(2).Info("Applied", "kind", kind, "name", name)
 	return nil
 }
 
+// notServedHint says, after err, what an API server of this build's minor
+// needs to serve the policies, when err may be that it does not: 1.35
+// serves them only when switched on.
+func notServedHint(err error) string {
+	served, _ := ServedBy(kubeversion.Minor, kubeversion.Minor)
+	if served.Enable == "" || !apierrors.IsNotFound(err) {
+		return ""
+	}
+	return fmt.Sprintf(" (Kubernetes 1.%d serves MutatingAdmissionPolicy as %s only with %s)", served.Minor, served.Version, served.Enable)
+}
+
 // Delete removes the rendered objects; those already gone are no error.
 func Delete(ctx context.Context, client kubernetes.Interface, res *Result) error {
-	api := client.AdmissionregistrationV1()
+	api := mapClient(client)
 	var errs []error
 	for _, p := range res.Policies {
 		if err := api.MutatingAdmissionPolicyBindings().Delete(ctx, p.Binding.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
@@ -112,32 +125,32 @@ func Delete(ctx context.Context, client kubernetes.Interface, res *Result) error
 // them, once seen mutating a dry-run pod in namespace, mean every earlier
 // one is in force too. The canary is deleted before WaitInForce returns.
 func WaitInForce(ctx context.Context, client kubernetes.Interface, namespace string, timeout time.Duration) error {
-	api := client.AdmissionregistrationV1()
+	api := mapClient(client)
 	name := NamePrefix + "canary-" + rand.String(8)
-	fp := admissionv1.Fail
-	policy := &admissionv1.MutatingAdmissionPolicy{
+	fp := Fail
+	policy := &mutatingAdmissionPolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{managedByLabel: managedBy}},
-		Spec: admissionv1.MutatingAdmissionPolicySpec{
-			MatchConstraints: &admissionv1.MatchResources{
+		Spec: mutatingAdmissionPolicySpec{
+			MatchConstraints: &matchResources{
 				ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{canaryAnnotation: name}},
-				ResourceRules: []admissionv1.NamedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
+				ResourceRules: []namedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
 					Operations: []admissionv1.OperationType{admissionv1.Create},
 					Rule:       admissionv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}},
 				}}},
 			},
-			Mutations: []admissionv1.Mutation{{PatchType: admissionv1.PatchTypeJSONPatch, JSONPatch: &admissionv1.JSONPatch{
+			Mutations: []mutation{{PatchType: patchTypeJSONPatch, JSONPatch: &jsonPatch{
 				Expression: "[JSONPatch{op: 'add', path: '/metadata/annotations', value: " + celMap(canaryAnnotation, celString("seen")) + "}]",
 			}}},
 			FailurePolicy:      &fp,
 			ReinvocationPolicy: admissionv1.NeverReinvocationPolicy,
 		},
 	}
-	binding := &admissionv1.MutatingAdmissionPolicyBinding{
+	binding := &mutatingAdmissionPolicyBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{managedByLabel: managedBy}},
-		Spec:       admissionv1.MutatingAdmissionPolicyBindingSpec{PolicyName: name},
+		Spec:       mutatingAdmissionPolicyBindingSpec{PolicyName: name},
 	}
 	if _, err := api.MutatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("creating the canary policy: %w", err)
+		return fmt.Errorf("creating the canary policy: %w%s", err, notServedHint(err))
 	}
 	defer func() {
 		// Not the caller's context: the canary goes even when it is done.

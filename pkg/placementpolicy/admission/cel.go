@@ -20,7 +20,6 @@ import (
 	"strconv"
 	"strings"
 
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
@@ -30,13 +29,13 @@ import (
 // (set to default-scheduler by defaulting, before admission, when the pod
 // names none), and its controller for the DaemonSet exemption (the plugin's
 // podowner.IsDaemonSetPod).
-func (g *ruleGroup) matchConditions() []admissionv1.MatchCondition {
-	conds := []admissionv1.MatchCondition{{
+func (g *ruleGroup) matchConditions() []matchCondition {
+	conds := []matchCondition{{
 		Name:       "scheduled-by-a-profile-that-runs-the-rule",
 		Expression: "object.spec.schedulerName in " + celStrings(g.schedulerNames),
 	}}
 	if g.ignoreDaemonSet {
-		conds = append(conds, admissionv1.MatchCondition{
+		conds = append(conds, matchCondition{
 			Name: "not-a-daemonset-pod",
 			Expression: "!has(object.metadata.ownerReferences) || !object.metadata.ownerReferences.exists(r, " +
 				"has(r.controller) && r.controller && r.kind == 'DaemonSet' && r.apiVersion == 'apps/v1')",
@@ -99,10 +98,10 @@ const (
 
 // variables are the rule's node selector requirements, and for a Prefer rule
 // the preferred term that holds them.
-func (g *ruleGroup) variables(reqs []v1.NodeSelectorRequirement) []admissionv1.Variable {
-	vars := []admissionv1.Variable{{Name: "requirements", Expression: celRequirements(reqs)}}
+func (g *ruleGroup) variables(reqs []v1.NodeSelectorRequirement) []variable {
+	vars := []variable{{Name: "requirements", Expression: celRequirements(reqs)}}
 	if g.rule.Action == config.PlacementPrefer {
-		vars = append(vars, admissionv1.Variable{Name: "preferredTerm",
+		vars = append(vars, variable{Name: "preferredTerm",
 			Expression: celMap("weight", strconv.Itoa(int(g.rule.Weight)), "preference", celMap("matchExpressions", requirementsVar))})
 	}
 	return vars

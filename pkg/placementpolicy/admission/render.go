@@ -71,14 +71,14 @@ type Options struct {
 	// expression fails. Ignore (the default) creates the pod unmutated: the
 	// scheduler still enforces the rule, only autoscalers no longer see it.
 	// Fail refuses the pod.
-	FailurePolicy admissionv1.FailurePolicyType
+	FailurePolicy FailurePolicyType
 }
 
 // Policy is one rule rendered: the policy and the binding that enables it.
 type Policy struct {
 	Rule    string
-	Policy  *admissionv1.MutatingAdmissionPolicy
-	Binding *admissionv1.MutatingAdmissionPolicyBinding
+	Policy  *mutatingAdmissionPolicy
+	Binding *mutatingAdmissionPolicyBinding
 }
 
 // Skipped is a rule that is not rendered, and why.
@@ -98,10 +98,10 @@ type Result struct {
 // rules of the same name that differ between profiles get a numbered suffix.
 func Render(profiles []ProfileArgs, opts Options) (*Result, error) {
 	if opts.FailurePolicy == "" {
-		opts.FailurePolicy = admissionv1.Ignore
+		opts.FailurePolicy = Ignore
 	}
-	if opts.FailurePolicy != admissionv1.Ignore && opts.FailurePolicy != admissionv1.Fail {
-		return nil, fmt.Errorf("failure policy %q: must be %s or %s", opts.FailurePolicy, admissionv1.Ignore, admissionv1.Fail)
+	if opts.FailurePolicy != Ignore && opts.FailurePolicy != Fail {
+		return nil, fmt.Errorf("failure policy %q: must be %s or %s", opts.FailurePolicy, Ignore, Fail)
 	}
 	groups, err := group(profiles)
 	if err != nil {
@@ -212,14 +212,14 @@ func (g *ruleGroup) render(name string, reqs []v1.NodeSelectorRequirement, opts 
 		Annotations: map[string]string{ProfilesAnnotation: strings.Join(g.schedulerNames, ",")},
 	}
 	fp := opts.FailurePolicy
-	policy := &admissionv1.MutatingAdmissionPolicy{
-		TypeMeta:   metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "MutatingAdmissionPolicy"},
+	policy := &mutatingAdmissionPolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: mapGroupVersion.String(), Kind: "MutatingAdmissionPolicy"},
 		ObjectMeta: meta,
-		Spec: admissionv1.MutatingAdmissionPolicySpec{
-			MatchConstraints: &admissionv1.MatchResources{
+		Spec: mutatingAdmissionPolicySpec{
+			MatchConstraints: &matchResources{
 				NamespaceSelector: g.namespaceSelector(),
 				ObjectSelector:    g.rule.PodSelector.DeepCopy(),
-				ResourceRules: []admissionv1.NamedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
+				ResourceRules: []namedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
 					// A pod's affinity cannot change once it exists.
 					Operations: []admissionv1.OperationType{admissionv1.Create},
 					Rule: admissionv1.Rule{
@@ -231,19 +231,19 @@ func (g *ruleGroup) render(name string, reqs []v1.NodeSelectorRequirement, opts 
 			},
 			MatchConditions: g.matchConditions(),
 			Variables:       g.variables(reqs),
-			Mutations: []admissionv1.Mutation{
-				{PatchType: admissionv1.PatchTypeJSONPatch, JSONPatch: &admissionv1.JSONPatch{Expression: g.patch()}},
-				{PatchType: admissionv1.PatchTypeJSONPatch, JSONPatch: &admissionv1.JSONPatch{Expression: g.annotate()}},
+			Mutations: []mutation{
+				{PatchType: patchTypeJSONPatch, JSONPatch: &jsonPatch{Expression: g.patch()}},
+				{PatchType: patchTypeJSONPatch, JSONPatch: &jsonPatch{Expression: g.annotate()}},
 			},
 			FailurePolicy: &fp,
 			// Each policy only adds; running it again would add twice.
 			ReinvocationPolicy: admissionv1.NeverReinvocationPolicy,
 		},
 	}
-	binding := &admissionv1.MutatingAdmissionPolicyBinding{
-		TypeMeta:   metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "MutatingAdmissionPolicyBinding"},
+	binding := &mutatingAdmissionPolicyBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: mapGroupVersion.String(), Kind: "MutatingAdmissionPolicyBinding"},
 		ObjectMeta: *meta.DeepCopy(),
-		Spec:       admissionv1.MutatingAdmissionPolicyBindingSpec{PolicyName: name},
+		Spec:       mutatingAdmissionPolicyBindingSpec{PolicyName: name},
 	}
 	return Policy{Rule: g.rule.Name, Policy: policy, Binding: binding}
 }

@@ -21,7 +21,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2/ktesting"
@@ -157,7 +156,7 @@ func TestRenderSelection(t *testing.T) {
 				if p.Policy.Labels[RuleLabel] != p.Rule {
 					t.Errorf("policy %s: label %s=%q, want %q", p.Policy.Name, RuleLabel, p.Policy.Labels[RuleLabel], p.Rule)
 				}
-				if got, want := *spec.FailurePolicy, admissionv1.Ignore; got != want {
+				if got, want := *spec.FailurePolicy, Ignore; got != want {
 					t.Errorf("policy %s: failurePolicy %s, want the default %s", p.Policy.Name, got, want)
 				}
 				got = append(got, r)

@@ -21,9 +21,10 @@ import (
 	"fmt"
 	"io"
 
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
+
+	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 )
 
 // Objects returns the rendered objects in the order to apply them: each
@@ -38,10 +39,15 @@ func (r *Result) Objects() []runtime.Object {
 
 // WriteYAML writes the rendered objects as one YAML stream for kubectl
 // apply -f, headed by a comment naming source and listing the rules that
-// were not rendered, and why. They are admissionregistration.k8s.io/v1, as
-// Kubernetes 1.36 and later serve them.
+// were not rendered, and why. They are for the Kubernetes minor this build's
+// libraries come from: admissionregistration.k8s.io/v1 from 1.36, v1beta1
+// for 1.35.
 func (r *Result) WriteYAML(w io.Writer, source string) error {
-	return r.WriteYAMLFor(w, source, Served{Version: "v1"})
+	served, err := ServedBy(kubeversion.Minor, kubeversion.Minor)
+	if err != nil {
+		return err
+	}
+	return r.WriteYAMLFor(w, source, served)
 }
 
 // WriteYAMLFor is WriteYAML for an API server that serves the policies at
@@ -69,7 +75,7 @@ func (r *Result) WriteYAMLFor(w io.Writer, source string, served Served) error {
 		if meta, ok := u["metadata"].(map[string]interface{}); ok {
 			delete(meta, "creationTimestamp")
 		}
-		u["apiVersion"] = admissionv1.GroupName + "/" + served.Version
+		u["apiVersion"] = mapGroupVersion.Group + "/" + served.Version
 		data, err := yaml.Marshal(u)
 		if err != nil {
 			return err
