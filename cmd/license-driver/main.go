@@ -50,6 +50,7 @@ import (
 	"k8s.io/klog/v2"
 	netutils "k8s.io/utils/net"
 
+	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 )
 
@@ -65,7 +66,7 @@ func newCommand() *cobra.Command {
 		Long: `license-driver publishes the seats of a license server's features as DRA devices,
 so that Kubernetes' own allocation counts them, and prepares them on the nodes.
 
-A pod asks for a seat with resources.limits: {licenses.adminsched.io/<pool>: 1}.`,
+` + howToAsk(),
 		SilenceUsage: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			verflag.PrintAndExitIfRequested()
@@ -85,6 +86,17 @@ A pod asks for a seat with resources.limits: {licenses.adminsched.io/<pool>: 1}.
 	verflag.AddFlags(root.PersistentFlags())
 	root.AddCommand(withSecureServing(newControllerCommand()), newKubeletPluginCommand())
 	return root
+}
+
+// howToAsk ends the help: the resources.limits form needs DRA extended
+// resources, which the build's minor may lack.
+func howToAsk() string {
+	if !kubeversion.Has(kubeversion.DRAExtendedResource) {
+		return "A pod asks for a seat with a ResourceClaim of DeviceClass <pool>.licenses.adminsched.io;\n" +
+			"resources.limits: {licenses.adminsched.io/<pool>: 1} does not work here: " +
+			kubeversion.Unavailable(kubeversion.DRAExtendedResource).Error()
+	}
+	return "A pod asks for a seat with resources.limits: {licenses.adminsched.io/<pool>: 1}."
 }
 
 // loadConfig reads the file of --config. The error says which file it is:

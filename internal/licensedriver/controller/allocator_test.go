@@ -62,7 +62,7 @@ func published(r *resourceslice.DriverResources, gen int64) []*resourceapi.Resou
 				Spec: resourceapi.ResourceSliceSpec{
 					Driver:   licensedriver.DriverName,
 					Pool:     resourceapi.ResourcePool{Name: pool, Generation: gen, ResourceSliceCount: int64(len(p.Slices))},
-					AllNodes: ptr.To(p.AllNodes),
+					AllNodes: ptr.To(publishedAllNodes(p)),
 					Devices:  s.Devices,
 				},
 			})

@@ -40,6 +40,7 @@ import (
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 
+	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/seats"
@@ -100,11 +101,23 @@ func newController(o Options) *controller {
 	}
 }
 
+// consumableCapacity is what devices: Shared publishes with. 1.35 has it
+// alpha and off: its API server would drop the device's
+// allowMultipleAllocations, leaving one claim to hold every seat.
+var consumableCapacity = kubeversion.Feature{Name: "DRA consumable capacity (devices: Shared)", Since: 36}
+
 // Run runs the controller until ctx is done.
 func Run(ctx context.Context, o Options) error {
+	if o.Config.Devices == config.Shared && !kubeversion.Has(consumableCapacity) {
+		return fmt.Errorf("devices: Shared: %w; use devices: PerSeat", kubeversion.Unavailable(consumableCapacity))
+	}
 	RegisterMetrics()
 	logger := klog.FromContext(ctx)
 	c := newController(o)
+	if !kubeversion.Has(kubeversion.DRAExtendedResource) {
+		logger.Info("DeviceClasses map no extended resource name: pods must ask for seats with ResourceClaims",
+			"reason", kubeversion.Unavailable(kubeversion.DRAExtendedResource).Error())
+	}
 	if err := syncDeviceClasses(ctx, o.Client, o.Config.Features); err != nil {
 		return err
 	}
@@ -273,7 +286,7 @@ func (c *controller) resources(ctx context.Context) *resourceslice.DriverResourc
 		seatsGauge.WithLabelValues(f.Pool, "external").Set(float64(plan.External))
 		seatsGauge.WithLabelValues(f.Pool, "free").Set(float64(plan.Free))
 		seatsGauge.WithLabelValues(f.Pool, "blocked").Set(float64(plan.Blocked))
-		out.Pools[f.Pool] = resourceslice.Pool{AllNodes: true, Slices: seats.Slices(plan.Devices)}
+		out.Pools[f.Pool] = allNodesPool(seats.Slices(plan.Devices))
 	}
 	return out
 }

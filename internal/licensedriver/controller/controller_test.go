@@ -35,6 +35,7 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
+	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/seats"
@@ -149,6 +150,11 @@ func TestSyncDeviceClasses(t *testing.T) {
 		"simulink-toolbox.licenses.adminsched.io": "licenses.adminsched.io/simulink-toolbox",
 		"gpu.example.com":                         "",
 	}
+	if !kubeversion.Has(kubeversion.DRAExtendedResource) {
+		// The minor's classes map no name, and the drifted one loses its.
+		want["matlab.licenses.adminsched.io"] = ""
+		want["simulink-toolbox.licenses.adminsched.io"] = ""
+	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("DeviceClasses and their extended resource names (-want +got):\n%s", diff)
 	}
@@ -163,6 +169,21 @@ func TestSyncDeviceClasses(t *testing.T) {
 
 // TestStaleness: the source fails, goes stale, recovers; each transition
 // gives one event, and the plan closes only under FailClosed.
+// TestRunRefusesSharedWithoutConsumableCapacity: on a minor whose API
+// server drops consumable capacity, Run says so instead of publishing one
+// device that a single claim would hold whole.
+func TestRunRefusesSharedWithoutConsumableCapacity(t *testing.T) {
+	if kubeversion.Has(consumableCapacity) {
+		t.Skipf("Kubernetes %s has %s", kubeversion.String(), consumableCapacity.Name)
+	}
+	cfg := testConfig(t, config.FailClosed, config.Feature{Name: "MATLAB"})
+	cfg.Devices = config.Shared
+	err := Run(context.Background(), Options{Client: fake.NewClientset(), Config: cfg})
+	if err == nil || !strings.Contains(err.Error(), kubeversion.Unavailable(consumableCapacity).Error()) {
+		t.Errorf("Run with devices: Shared: err %v, want %v", err, kubeversion.Unavailable(consumableCapacity))
+	}
+}
+
 func TestStaleness(t *testing.T) {
 	for _, onStale := range []config.OnStale{config.FailClosed, config.Keep} {
 		t.Run(string(onStale), func(t *testing.T) {

@@ -28,6 +28,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
+	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/seats"
@@ -45,8 +46,10 @@ const managedBy = "license-driver." + licensedriver.DriverName
 // name to them, so that a pod asks with resources.limits alone. Every
 // request names a class and cannot drop its selectors, so no claim, however
 // it tolerates device taints, takes a seat the driver does not offer.
+// Where the minor lacks DRA extended resources the class maps no name: its
+// API server would drop the field, and pods must ask with ResourceClaims.
 func DeviceClass(f config.Feature) *resourceapi.DeviceClass {
-	return &resourceapi.DeviceClass{
+	class := &resourceapi.DeviceClass{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:   f.DeviceClassName,
 			Labels: map[string]string{ManagedByLabel: managedBy},
@@ -56,9 +59,12 @@ func DeviceClass(f config.Feature) *resourceapi.DeviceClass {
 				Expression: fmt.Sprintf("device.driver == %q && device.attributes[%q].%s == %q && device.attributes[%q].%s",
 					licensedriver.DriverName, licensedriver.DriverName, seats.PoolAttribute, f.Pool, licensedriver.DriverName, seats.OfferedAttribute),
 			}}},
-			ExtendedResourceName: ptr.To(f.ResourceName),
 		},
 	}
+	if kubeversion.Has(kubeversion.DRAExtendedResource) {
+		class.Spec.ExtendedResourceName = ptr.To(f.ResourceName)
+	}
+	return class
 }
 
 // syncDeviceClasses creates or updates the configured features' classes and
@@ -76,7 +82,7 @@ func syncDeviceClasses(ctx context.Context, client kubernetes.Interface, feature
 			if _, err := classes.Create(ctx, desired, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 				return fmt.Errorf("create DeviceClass %s: %w", desired.Name, err)
 			}
-			logger.Info("Created DeviceClass", "deviceClass", klog.KObj(desired), "extendedResourceName", f.ResourceName)
+			logger.Info("Created DeviceClass", "deviceClass", klog.KObj(desired), "extendedResourceName", ptr.Deref(desired.Spec.ExtendedResourceName, ""))
 		case err != nil:
 			return fmt.Errorf("get DeviceClass %s: %w", desired.Name, err)
 		case current.Labels[ManagedByLabel] != managedBy:
@@ -87,7 +93,7 @@ func syncDeviceClasses(ctx context.Context, client kubernetes.Interface, feature
 			if _, err := classes.Update(ctx, current, metav1.UpdateOptions{}); err != nil {
 				return fmt.Errorf("update DeviceClass %s: %w", desired.Name, err)
 			}
-			logger.Info("Updated DeviceClass", "deviceClass", klog.KObj(desired), "extendedResourceName", f.ResourceName)
+			logger.Info("Updated DeviceClass", "deviceClass", klog.KObj(desired), "extendedResourceName", ptr.Deref(desired.Spec.ExtendedResourceName, ""))
 		}
 	}
 	list, err := classes.List(ctx, metav1.ListOptions{LabelSelector: ManagedByLabel + "=" + managedBy})

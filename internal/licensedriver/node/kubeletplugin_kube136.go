@@ -29,7 +29,11 @@ import (
 
 // This file bridges the kubelet plugin helper's device health service
 // (HealthService, DeviceHealthReport) and RollingUpdateRegistrarSocketFile,
-// which exist since 1.37 (kubeversion.DeviceHealth).
+// which exist since 1.37 (kubeversion.DeviceHealth), and DefaultCDIDir,
+// which exists since 1.36.
+
+// defaultCDIDir is the helper's default CDI spec directory.
+const defaultCDIDir = kubeletplugin.DefaultCDIDir
 
 // noHealthService: the 1.36 helper serves device health only for a driver
 // that implements its gRPC service, which this one does not.

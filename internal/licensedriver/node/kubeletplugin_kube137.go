@@ -1,4 +1,4 @@
-//go:build !kube1.36
+//go:build !kube1.36 && !kube1.35
 
 /*
 Copyright The adminsched scheduler-plugins Authors.
@@ -30,7 +30,11 @@ import (
 
 // This file bridges the kubelet plugin helper's device health service
 // (HealthService, DeviceHealthReport) and RollingUpdateRegistrarSocketFile,
-// which exist since 1.37 (kubeversion.DeviceHealth).
+// which exist since 1.37 (kubeversion.DeviceHealth), and DefaultCDIDir,
+// which exists since 1.36.
+
+// defaultCDIDir is the helper's default CDI spec directory.
+const defaultCDIDir = kubeletplugin.DefaultCDIDir
 
 // noHealthService turns the device health service off.
 func noHealthService(klog.Logger) []kubeletplugin.Option {

@@ -47,7 +47,7 @@ import (
 var (
 	DefaultPluginDataDir = filepath.Join(kubeletplugin.KubeletPluginsDir, licensedriver.DriverName)
 	DefaultRegistrarDir  = kubeletplugin.KubeletRegistryDir
-	DefaultCDIDir        = kubeletplugin.DefaultCDIDir
+	DefaultCDIDir        = defaultCDIDir
 )
 
 // Options configure Run.
