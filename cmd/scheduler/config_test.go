@@ -43,6 +43,7 @@ import (
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
 	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
+	"github.com/adminsched/scheduler-plugins/internal/schedulertest"
 	"github.com/adminsched/scheduler-plugins/internal/testconfig"
 	"github.com/adminsched/scheduler-plugins/pkg/nodelesspods"
 	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy"
@@ -590,7 +591,7 @@ func TestSignPod(t *testing.T) {
 				t.Fatalf("Setup built profiles %v, want custom-scheduler", profileNames(sched))
 			}
 			before := len(logs())
-			sig := prof.SignPod(ctx, pod)
+			sig := schedulertest.SignPod(ctx, prof, pod)
 			if gotSignature := sig != nil; gotSignature != tc.wantSignature {
 				t.Errorf("SignPod returned %q; want a signature: %v", sig, tc.wantSignature)
 			}

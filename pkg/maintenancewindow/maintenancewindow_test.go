@@ -95,9 +95,6 @@ type fakeHandle struct {
 	client    *fake.Clientset
 	informers informers.SharedInformerFactory
 
-	// podGroups is the scheduler's pod-group view; nil: none.
-	podGroups *fakePodGroups
-
 	mu        sync.Mutex
 	activated []string
 	empty     int // Activate calls with no pod

@@ -1,3 +1,5 @@
+//go:build !kube1.35
+
 /*
 Copyright The adminsched scheduler-plugins Authors.
 
@@ -13,6 +15,9 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
+// The scheduler's pod groups exist since 1.36: on 1.35 there is nothing
+// here to test (README.md, "Kubernetes versions").
 
 package maintenancewindow
 
@@ -62,12 +67,13 @@ func (g *fakeGroup) UnscheduledPods() map[string]*v1.Pod {
 	return m
 }
 
-func (h *fakeHandle) PodGroupManager() fwk.PodGroupManager {
-	if h.podGroups == nil {
-		return nil
-	}
-	return h.podGroups
+// groupHandle is fakeHandle with the scheduler's pod-group view.
+type groupHandle struct {
+	*fakeHandle
+	groups *fakePodGroups
 }
+
+func (h groupHandle) PodGroupManager() fwk.PodGroupManager { return h.groups }
 
 // member is jobPod in pod group g.
 func member(name string, deadline int64, g string) *v1.Pod {
@@ -112,9 +118,10 @@ func TestPodGroupRuntime(t *testing.T) {
 				_, ctx := ktesting.NewTestContext(t)
 				n := node("soon", interval(1, 3))
 				pl, _, h := newPlugin(t, defaultArgs(func(a *config.MaintenanceWindowArgs) { a.AvoidWithin.Duration = 2 * time.Hour }), n)
-				h.podGroups = &fakePodGroups{groups: map[string]*fakeGroup{}}
+				groups := &fakePodGroups{groups: map[string]*fakeGroup{}}
+				pl.handle = groupHandle{h, groups}
 				if !tc.noGroup {
-					h.podGroups.groups["default/g"] = &fakeGroup{scheduled: tc.scheduled, unscheduled: append([]*v1.Pod{tc.pod}, tc.unscheduled...)}
+					groups.groups["default/g"] = &fakeGroup{scheduled: tc.scheduled, unscheduled: append([]*v1.Pod{tc.pod}, tc.unscheduled...)}
 				}
 				var state fwk.CycleState
 				if preFilter {

@@ -42,6 +42,9 @@ import (
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
 	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/adminsched/scheduler-plugins/internal/podgroupcycle"
+	"github.com/adminsched/scheduler-plugins/internal/podgrouptest"
 )
 
 // noNominations is a PodNominator with no nominated pods.
@@ -60,7 +63,8 @@ func reject(t *testing.T, ctx context.Context, pl *MaintenanceWindow, pod *v1.Po
 	t.Helper()
 	state := framework.NewCycleState()
 	if podGroup {
-		state.SetPodGroupSchedulingCycle(framework.NewCycleState())
+		podgrouptest.Skip(t)
+		podgrouptest.MarkCycle(state)
 	}
 	if _, status := pl.PreFilter(ctx, state, pod, nil); !status.IsSuccess() {
 		t.Fatalf("PreFilter: %v", status)
@@ -136,7 +140,7 @@ func TestRetryAtWindowEnd(t *testing.T) {
 			}
 			waitArmed(t, pl, now.Add(tc.end))
 			clk.Step(tc.beforePostFilter)
-			if !state.IsPodGroupSchedulingCycle() {
+			if !podgroupcycle.Is(state) {
 				if _, status := pl.PostFilter(ctx, state, pod, statuses); status.Code() != fwk.Unschedulable {
 					t.Fatalf("PostFilter: got %v, want Unschedulable", status)
 				}
@@ -310,6 +314,7 @@ func TestNothingAfterStop(t *testing.T) {
 // PostFilter), and checks that the window's end activates the pod through
 // the framework's handle.
 func TestPodGroupRetryInFramework(t *testing.T) {
+	podgrouptest.Skip(t)
 	metrics.Register()
 	_, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithCancel(ctx)
@@ -353,7 +358,7 @@ func TestPodGroupRetryInFramework(t *testing.T) {
 	pod := pendingPod("member-0")
 	(&fakeHandle{client: client, informers: factory}).addPod(t, pod)
 	state := framework.NewCycleState()
-	state.SetPodGroupSchedulingCycle(framework.NewCycleState())
+	podgrouptest.MarkCycle(state)
 	if _, status, _ := f.RunPreFilterPlugins(ctx, state, pod); !status.IsSuccess() {
 		t.Fatalf("PreFilter: %v", status)
 	}

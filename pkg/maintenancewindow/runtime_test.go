@@ -31,6 +31,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
+	"github.com/adminsched/scheduler-plugins/internal/podgrouptest"
 )
 
 // jobPod is a pod with activeDeadlineSeconds (0: none) and, unless empty,
@@ -205,27 +206,36 @@ func TestRuntimeAwareScore(t *testing.T) {
 // TestSignPodRuntime: pods that the plugin judges alike sign alike, and
 // pods it judges apart sign apart.
 func TestSignPodRuntime(t *testing.T) {
-	withGroup := func(p *v1.Pod, group string) *v1.Pod {
-		p.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To(group)}
-		return p
-	}
 	tests := []struct {
 		name string
 		a, b *v1.Pod
-		off  bool
-		same bool
+		// aGroup and bGroup put a and b in pod groups.
+		aGroup, bGroup string
+		off            bool
+		same           bool
 	}{
 		{name: "no runtime, either", a: jobPod("a", 0, ""), b: jobPod("b", 0, ""), same: true},
 		{name: "a deadline and none", a: jobPod("a", 1200, ""), b: jobPod("b", 0, ""), same: false},
 		{name: "different deadlines", a: jobPod("a", 1200, ""), b: jobPod("b", 1201, ""), same: false},
 		{name: "a deadline and the same annotation", a: jobPod("a", 1200, ""), b: jobPod("b", 0, "20m"), same: true},
 		{name: "a malformed annotation is no runtime", a: jobPod("a", 0, "soon"), b: jobPod("b", 0, ""), same: true},
-		{name: "the same runtime, one in a group", a: jobPod("a", 1200, ""), b: withGroup(jobPod("b", 1200, ""), "g"), same: false},
-		{name: "members of one group", a: withGroup(jobPod("a", 1200, ""), "g"), b: withGroup(jobPod("b", 1200, ""), "g"), same: true},
+		{name: "the same runtime, one in a group", a: jobPod("a", 1200, ""), b: jobPod("b", 1200, ""), bGroup: "g", same: false},
+		{name: "members of one group", a: jobPod("a", 1200, ""), b: jobPod("b", 1200, ""), aGroup: "g", bGroup: "g", same: true},
 		{name: "look-ahead off: runtimes do not count", a: jobPod("a", 1200, ""), b: jobPod("b", 0, ""), off: true, same: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.aGroup != "" || tc.bGroup != "" {
+				podgrouptest.Skip(t)
+			}
+			for _, m := range []struct {
+				pod   *v1.Pod
+				group string
+			}{{tc.a, tc.aGroup}, {tc.b, tc.bGroup}} {
+				if m.group != "" {
+					podgrouptest.SetGroup(m.pod, m.group)
+				}
+			}
 			_, ctx := ktesting.NewTestContext(t)
 			pl, _, _ := newPlugin(t, defaultArgs(func(a *config.MaintenanceWindowArgs) { a.RuntimeAware = !tc.off }))
 			fa, _ := pl.SignPod(ctx, tc.a)

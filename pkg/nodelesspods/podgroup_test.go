@@ -1,3 +1,5 @@
+//go:build !kube1.35
+
 /*
 Copyright The adminsched scheduler-plugins Authors.
 
@@ -13,6 +15,9 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
+// The scheduler's pod groups exist since 1.36: on 1.35 there is nothing
+// here to test (README.md, "Kubernetes versions").
 
 package nodelesspods
 

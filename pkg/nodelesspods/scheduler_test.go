@@ -30,6 +30,8 @@ import (
 	kubeschedulerv1 "k8s.io/kube-scheduler/config/v1"
 	"k8s.io/kubernetes/pkg/scheduler/framework/plugins/names"
 	schedmetrics "k8s.io/kubernetes/pkg/scheduler/metrics"
+
+	"github.com/adminsched/scheduler-plugins/internal/schedulertest"
 )
 
 // These tests run NodeLessPods (LeastPods) inside kube-scheduler's own
@@ -106,7 +108,7 @@ func (s *testScheduler) waitCachedNode(t *testing.T, nodeName string, pods int, 
 	t.Helper()
 	var state string
 	err := wait.PollUntilContextTimeout(s.ctx, pollInterval, waitTimeout, true, func(context.Context) (bool, error) {
-		ni, err := s.sched.Cache.GetNode(nodeName)
+		ni, err := schedulertest.CachedNode(s.sched.Cache, nodeName)
 		if err != nil {
 			state = err.Error()
 			return false, nil
@@ -158,7 +160,7 @@ func TestBatchingStaysOn(t *testing.T) {
 			t.Errorf("the framework disabled signatures: %s", line)
 		}
 	}
-	if sig := s.sched.Profiles[profileName].SignPod(s.ctx, pods[0]); sig == nil {
+	if sig := schedulertest.SignPod(s.ctx, s.sched.Profiles[profileName], pods[0]); sig == nil {
 		t.Fatalf("profile %s does not sign pod %s: opportunistic batching is off for it", profileName, pods[0].Name)
 	}
 

@@ -40,6 +40,7 @@ import (
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
+	"github.com/adminsched/scheduler-plugins/internal/podgrouptest"
 )
 
 // metricRules are two Require rules and a Prefer rule, told apart by pod
@@ -210,7 +211,8 @@ func attempt(t *testing.T, ctx context.Context, pl *PlacementPolicy, pod *v1.Pod
 	t.Helper()
 	state := framework.NewCycleState()
 	if podGroup {
-		state.SetPodGroupSchedulingCycle(framework.NewCycleState())
+		podgrouptest.Skip(t)
+		podgrouptest.MarkCycle(state)
 	}
 	filter := true
 	if preFilter {

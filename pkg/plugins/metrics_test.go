@@ -24,6 +24,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/common/expfmt"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
@@ -105,7 +106,7 @@ func TestMetricNames(t *testing.T) {
 			continue
 		}
 		names = append(names, f.GetName())
-		if _, err := testutil.MetricFamilyToText(&text, f); err != nil {
+		if _, err := expfmt.MetricFamilyToText(&text, f); err != nil {
 			t.Fatal(err)
 		}
 	}

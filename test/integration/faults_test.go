@@ -1,3 +1,5 @@
+//go:build !kube1.35
+
 /*
 Copyright The adminsched scheduler-plugins Authors.
 
@@ -13,6 +15,8 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
+// PreBindPreFlight returns a PreBindPreFlightResult since 1.36.
 
 package integration
 

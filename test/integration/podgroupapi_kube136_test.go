@@ -1,4 +1,4 @@
-//go:build kube1.36 || kube1.35
+//go:build kube1.36
 
 /*
 Copyright The adminsched scheduler-plugins Authors.

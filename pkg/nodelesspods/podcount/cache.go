@@ -42,6 +42,8 @@ limitations under the License.
 //     changed by Snapshot.AddPod/RemovePod.
 //     - v1.36: Snapshot.BackupSnapshot and its restore function; pod-group
 //     preemption changes the clones by NodeInfo.RemovePod/AddPodInfo.
+//     - v1.35: no snapshot-wide dry run; preemption changes clones of single
+//     NodeInfos (NodeInfo.Snapshot) by NodeInfo.RemovePod/AddPodInfo.
 //  2. The only changes that keep a generation are Snapshot.AssumePod and
 //     Snapshot.ForgetPod in pod-group cycles: AssumePod appends a pod, and
 //     ForgetPod removes an assumed one, moving the last pod into its place
@@ -53,6 +55,9 @@ limitations under the License.
 //     pod-group cycles it assumes pods in its cache, not in the snapshot
 //     (Scheduler.assume). The caller tells Count which kind of cycle it runs
 //     in (CycleState.IsPodGroupSchedulingCycle).
+//     - v1.35: there are no pod-group cycles, so facts 2 and 3 hold
+//     vacuously: no generation is kept across a change, and the snapshot
+//     never holds assumed pods.
 //  4. A PodInfo in a NodeInfo is never changed in place: the cache replaces
 //     a pod's PodInfo when the pod changes, and pod objects from informers
 //     are immutable. A tail memo keeps its PodInfos referenced, so none can

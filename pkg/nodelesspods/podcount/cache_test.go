@@ -28,6 +28,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
+	"github.com/adminsched/scheduler-plugins/internal/podgrouptest"
 	"github.com/adminsched/scheduler-plugins/internal/snapshotdryrun"
 )
 
@@ -156,6 +157,7 @@ func TestMemoFollowsNodeInfo(t *testing.T) {
 // TestDryRunClones scores the clones of a preemption dry run and the live
 // NodeInfo afterwards: the memo is the node's, whichever NodeInfo it is.
 func TestDryRunClones(t *testing.T) {
+	podgrouptest.Skip(t)
 	logger, _ := ktesting.NewTestContext(t)
 	pods := []*v1.Pod{makePod("a", "n", v1.PodRunning, true), makePod("b", "n", v1.PodRunning, true)}
 	snapshot := cache.NewSnapshot(pods, []*v1.Node{st.MakeNode().Name("n").Obj()})

@@ -32,6 +32,8 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
+	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
+	"github.com/adminsched/scheduler-plugins/internal/podgrouptest"
 	"github.com/adminsched/scheduler-plugins/internal/snapshotdryrun"
 )
 
@@ -101,13 +103,14 @@ func newFuzzWorld(ctx context.Context) (*fuzzWorld, error) {
 	return w, w.cache.UpdateSnapshot(w.logger, w.snapshot)
 }
 
-// newPod returns a new pod on node; one in three is not counted.
+// newPod returns a new pod on node; one in three is not counted. A member
+// belongs to a pod group where the minor has them.
 func (w *fuzzWorld) newPod(node string, member bool) *v1.Pod {
 	w.next++
 	pod := makePod(fmt.Sprintf("p%d", w.next), node, v1.PodRunning, w.next%3 != 0)
-	if member {
+	if member && kubeversion.Has(kubeversion.PodGroups) {
 		group := fmt.Sprintf("g%d", w.next%2)
-		pod.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: &group}
+		podgrouptest.SetGroup(pod, group)
 	}
 	return pod
 }
@@ -117,7 +120,7 @@ func (w *fuzzWorld) assume(pod *v1.Pod) error {
 	if err != nil {
 		return err
 	}
-	if err := w.snapshot.AssumePod(pi); err != nil {
+	if err := podgrouptest.Assume(w.snapshot, pi); err != nil {
 		return err
 	}
 	w.assumed = append(w.assumed, pod)
@@ -128,7 +131,7 @@ func (w *fuzzWorld) assume(pod *v1.Pod) error {
 func (w *fuzzWorld) forgetDownTo(n int) error {
 	for len(w.assumed) > n {
 		last := w.assumed[len(w.assumed)-1]
-		if err := w.snapshot.ForgetPod(w.logger, last); err != nil {
+		if err := podgrouptest.Forget(w.snapshot, w.logger, last); err != nil {
 			return err
 		}
 		w.assumed = w.assumed[:len(w.assumed)-1]
@@ -196,7 +199,8 @@ func (w *fuzzWorld) step(b byte) error {
 			if err = w.forgetDownTo(0); err == nil {
 				err = w.cache.UpdateSnapshot(w.logger, w.snapshot)
 			}
-			w.podGroupCycle = i%2 == 1
+			// 1.35 has no pod-group cycles: every cycle is regular there.
+			w.podGroupCycle = i%2 == 1 && kubeversion.Has(kubeversion.PodGroups)
 		}
 	case stepAssume:
 		if w.podGroupCycle {

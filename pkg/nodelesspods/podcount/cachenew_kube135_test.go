@@ -1,0 +1,29 @@
+//go:build kube1.35
+
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package podcount
+
+import (
+	"context"
+
+	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
+)
+
+// newCache bridges cache.New, whose pod-group argument exists since 1.36
+// and whose ttl argument 1.36 removed.
+func newCache(ctx context.Context) cache.Cache { return cache.New(ctx, 0, nil) }
