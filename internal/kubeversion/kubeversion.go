@@ -51,6 +51,11 @@ var (
 	// DRAExtendedResource lets a pod ask for license seats as an extended
 	// resource that a DeviceClass maps to devices: beta and on in 1.36.
 	DRAExtendedResource = Feature{Name: "DRA extended resources", Since: 36}
+	// DRAConsumableCapacity lets several claims share one device
+	// (allowMultipleAllocations), what the license driver's devices: Shared
+	// publishes: beta and on in 1.36, alpha and off in 1.35, whose API
+	// server drops the field.
+	DRAConsumableCapacity = Feature{Name: "DRA consumable capacity (devices: Shared)", Since: 36}
 	// RawScores are the per-plugin scores before weighting that the
 	// framework reports to a pod's scheduling trace (playground --explain).
 	RawScores = Feature{Name: "raw plugin scores in scheduling results", Since: 37}
@@ -63,7 +68,7 @@ var (
 )
 
 // Features lists every Feature, in the order of the README's table.
-var Features = []Feature{PodGroups, MutatingAdmissionPolicyV1, DRAExtendedResource, RawScores, DeviceHealth, UpstreamPerfSuites}
+var Features = []Feature{PodGroups, MutatingAdmissionPolicyV1, DRAExtendedResource, DRAConsumableCapacity, RawScores, DeviceHealth, UpstreamPerfSuites}
 
 // Supported are the minors this tree builds for, oldest first.
 var Supported = []int{35, 36, 37}

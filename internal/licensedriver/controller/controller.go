@@ -101,15 +101,10 @@ func newController(o Options) *controller {
 	}
 }
 
-// consumableCapacity is what devices: Shared publishes with. 1.35 has it
-// alpha and off: its API server would drop the device's
-// allowMultipleAllocations, leaving one claim to hold every seat.
-var consumableCapacity = kubeversion.Feature{Name: "DRA consumable capacity (devices: Shared)", Since: 36}
-
 // Run runs the controller until ctx is done.
 func Run(ctx context.Context, o Options) error {
-	if o.Config.Devices == config.Shared && !kubeversion.Has(consumableCapacity) {
-		return fmt.Errorf("devices: Shared: %w; use devices: PerSeat", kubeversion.Unavailable(consumableCapacity))
+	if o.Config.Devices == config.Shared && !kubeversion.Has(kubeversion.DRAConsumableCapacity) {
+		return fmt.Errorf("devices: Shared: %w; use devices: PerSeat", kubeversion.Unavailable(kubeversion.DRAConsumableCapacity))
 	}
 	RegisterMetrics()
 	logger := klog.FromContext(ctx)

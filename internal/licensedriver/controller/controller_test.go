@@ -173,14 +173,14 @@ func TestSyncDeviceClasses(t *testing.T) {
 // server drops consumable capacity, Run says so instead of publishing one
 // device that a single claim would hold whole.
 func TestRunRefusesSharedWithoutConsumableCapacity(t *testing.T) {
-	if kubeversion.Has(consumableCapacity) {
-		t.Skipf("Kubernetes %s has %s", kubeversion.String(), consumableCapacity.Name)
+	if kubeversion.Has(kubeversion.DRAConsumableCapacity) {
+		t.Skipf("Kubernetes %s has %s", kubeversion.String(), kubeversion.DRAConsumableCapacity.Name)
 	}
 	cfg := testConfig(t, config.FailClosed, config.Feature{Name: "MATLAB"})
 	cfg.Devices = config.Shared
 	err := Run(context.Background(), Options{Client: fake.NewClientset(), Config: cfg})
-	if err == nil || !strings.Contains(err.Error(), kubeversion.Unavailable(consumableCapacity).Error()) {
-		t.Errorf("Run with devices: Shared: err %v, want %v", err, kubeversion.Unavailable(consumableCapacity))
+	if err == nil || !strings.Contains(err.Error(), kubeversion.Unavailable(kubeversion.DRAConsumableCapacity).Error()) {
+		t.Errorf("Run with devices: Shared: err %v, want %v", err, kubeversion.Unavailable(kubeversion.DRAConsumableCapacity))
 	}
 }
 
