@@ -36,6 +36,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
+	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/testconfig"
 )
 
@@ -230,7 +231,7 @@ func TestMetrics(t *testing.T) {
 		{"maintenancewindow_pending_retries", profile, 1},
 		// The framework's gauge, for the alerts on it.
 		{"scheduler_unschedulable_pods", with("plugin", "PlacementPolicy"), 2},
-		{"scheduler_unschedulable_pods", with("plugin", "MaintenanceWindow"), 1},
+		{"scheduler_unschedulable_pods", with("plugin", "MaintenanceWindow"), unschedulableAfterDelete(1)},
 	}
 	var s scrape
 	var body string
@@ -357,4 +358,16 @@ func ourSeries(body string) string {
 	}
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
+}
+
+// unschedulableAfterDelete is what the framework's scheduler_unschedulable_pods
+// gauge shows for a plugin that rejected want pods still pending, after the
+// test deleted one more (wait-1). 1.35's scheduling queue does not take a
+// deleted pod out of the gauge (kubernetes/kubernetes#135981, fixed in 1.36),
+// so it shows the deleted pod too.
+func unschedulableAfterDelete(want float64) float64 {
+	if kubeversion.Minor < 36 {
+		return want + 1
+	}
+	return want
 }
