@@ -26,6 +26,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 )
 
 // Exit codes of every subcommand; playground test adds its own.
@@ -69,6 +71,8 @@ folder. ` + assetsHelp
 	root.SuggestionsMinimumDistance = 2
 	// Subcommands inherit it.
 	root.SetFlagErrorFunc(suggestFlag)
+	// execute reads it before the command line is parsed; here for --help.
+	root.PersistentFlags().String(kubeMinorFlag, "", kubeMinorHelp)
 	root.AddCommand(newRunCommand("run"), newSnapshotCommand(), newTestCommand(), newVersionCommand())
 	return root
 }
@@ -84,6 +88,20 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	// Kubernetes' packages register theirs (verflag's --version, which
 	// prints "Kubernetes v0.0.0"): the playground has none of its own there.
 	dropGlobalFlags.Do(func() { pflag.CommandLine = pflag.NewFlagSet("playground", pflag.ContinueOnError) })
+	// --kube-minor hands the whole command line to another minor's
+	// playground, before any flag of this one is read.
+	minor, args, err := kubeMinorArgs(args)
+	if err == nil && minor != "" && minor != kubeversion.String() {
+		var path string
+		if path, err = minorPlayground(minor, ownDir()); err == nil {
+			fmt.Fprintf(stderr, "%v\n", execMinor(path, args)) // returns only when the exec failed
+			return exitFailure
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "playground: %v\nSee 'playground --help'.\n", err)
+		return exitInput
+	}
 	root := newRootCommand()
 	root.SetArgs(longFlagsWithOneDash(root, args))
 	root.SetOut(stdout)
