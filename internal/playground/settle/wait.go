@@ -157,7 +157,7 @@ func (w *Watcher) evaluate(targets []workload.Target, stores map[schema.GroupVer
 	for i, t := range targets {
 		// The cache's version first: the object read after it is at
 		// least that new (see catchUp).
-		storeRV := stores[t.Resource].LastStoreSyncResourceVersion()
+		storeRV := storeVersion(stores[t.Resource])
 		obj := live(stores[t.Resource], t)
 		st := settle(schema.GroupKind{Group: t.Resource.Group, Kind: t.Kind}, obj, w.owned(t))
 		if bars != nil && !bars[i].catchUp(storeRV, obj) {

@@ -80,7 +80,7 @@ type Watcher struct {
 	// ctx lives until Stop; dynamic informers started later run in it.
 	ctx context.Context
 	// synced are the informers of the targets' resources started so far.
-	synced map[schema.GroupVersionResource]cache.SharedIndexInformer
+	synced map[schema.GroupVersionResource]dynamicStore
 	// parent is the controller of each ReplicaSet and Job seen; children
 	// the reverse. Kept after the intermediate is deleted while pods of it
 	// are left (see forgetIfEmpty): they still belong to the workload.
@@ -126,7 +126,7 @@ func Start(ctx context.Context, cfg *rest.Config, alive func() error) (*Watcher,
 		ctx:         ctx,
 		factory:     informers.NewSharedInformerFactory(client, 0),
 		dynFactory:  dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0),
-		synced:      map[schema.GroupVersionResource]cache.SharedIndexInformer{},
+		synced:      map[schema.GroupVersionResource]dynamicStore{},
 		parent:      map[types.UID]types.UID{},
 		children:    map[types.UID]sets.Set[types.UID]{},
 		gone:        sets.New[types.UID](),
@@ -164,14 +164,16 @@ func Start(ctx context.Context, cfg *rest.Config, alive func() error) (*Watcher,
 		}
 	}
 	w.pods = pods.GetIndexer()
-	w.stores = map[schema.GroupVersionResource]cache.Store{
-		podsResource:        pods.GetStore(),
-		replicaSetsResource: rs.GetStore(),
-		jobsResource:        jobs.GetStore(),
+	w.stores = map[schema.GroupVersionResource]cache.Store{}
+	for r, inf := range map[schema.GroupVersionResource]cache.SharedIndexInformer{podsResource: pods, replicaSetsResource: rs, jobsResource: jobs} {
+		s, err := versionedStore(inf, w.notify)
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		w.stores[r] = s
 	}
-	// Informers log through ctx's logger.
-	w.factory.StartWithContext(ctx)
-	if err := w.factory.WaitForCacheSyncWithContext(ctx).AsError(); err != nil {
+	if err := startInformers(ctx, w.factory); err != nil {
 		w.Stop()
 		return nil, fmt.Errorf("syncing the pod, ReplicaSet and Job informers: %w", err)
 	}
@@ -220,6 +222,13 @@ func (w *Watcher) unsubscribe(ch chan struct{}) {
 	delete(w.subscribers, ch)
 }
 
+// dynamicStore is an informer started for a target's resource, and its
+// cache (see versionedStore).
+type dynamicStore struct {
+	inf   cache.SharedIndexInformer
+	store cache.Store
+}
+
 // store returns the cache of the objects of r, starting an informer on r
 // (of all namespaces) the first time and waiting until it has synced.
 func (w *Watcher) store(ctx context.Context, r schema.GroupVersionResource) (cache.Store, error) {
@@ -227,28 +236,31 @@ func (w *Watcher) store(ctx context.Context, r schema.GroupVersionResource) (cac
 		return s, nil
 	}
 	w.mu.Lock()
-	inf, ok := w.synced[r]
+	d, ok := w.synced[r]
 	if !ok {
 		klog.FromContext(ctx).V(2).Info("Watching", "resource", r.String())
-		inf = w.dynFactory.ForResource(r).Informer()
-		err := inf.SetTransform(dropManagedFields)
+		d.inf = w.dynFactory.ForResource(r).Informer()
+		err := d.inf.SetTransform(dropManagedFields)
 		if err == nil {
-			_, err = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			_, err = d.inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 				AddFunc:    func(any) { w.notify() },
 				UpdateFunc: func(any, any) { w.notify() },
 				DeleteFunc: func(any) { w.notify() },
 			})
 		}
+		if err == nil {
+			d.store, err = versionedStore(d.inf, w.notify)
+		}
 		if err != nil {
 			w.mu.Unlock()
 			return nil, err
 		}
-		w.synced[r] = inf
+		w.synced[r] = d
 		w.dynFactory.Start(w.ctx.Done())
 	}
 	w.mu.Unlock()
-	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+	if !cache.WaitForCacheSync(ctx.Done(), d.inf.HasSynced) {
 		return nil, fmt.Errorf("the informer of %s has not synced", r.GroupResource())
 	}
-	return inf.GetStore(), nil
+	return d.store, nil
 }
