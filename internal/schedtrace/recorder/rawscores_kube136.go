@@ -1,4 +1,4 @@
-//go:build kube1.36
+//go:build kube1.36 || kube1.35
 
 /*
 Copyright The adminsched scheduler-plugins Authors.
@@ -21,6 +21,6 @@ package recorder
 import fwk "k8s.io/kube-scheduler/framework"
 
 // rawScores bridges fwk.NodePluginScores.RawScores, which exists since
-// 1.37: 1.36 reports only weighted scores, so there are none to record
-// (kubeversion.RawScores).
+// 1.37: 1.36 and 1.35 report only weighted scores, so there are none to
+// record (kubeversion.RawScores).
 func rawScores(fwk.NodePluginScores) map[string]int64 { return nil }

@@ -1,4 +1,4 @@
-//go:build kube1.36
+//go:build kube1.36 || kube1.35
 
 /*
 Copyright The adminsched scheduler-plugins Authors.
@@ -21,7 +21,7 @@ package recorder
 import fwk "k8s.io/kube-scheduler/framework"
 
 // withRawScores bridges fwk.NodePluginScores.RawScores, which exists since
-// 1.37: 1.36 has no field for raw, so s is returned as it is.
+// 1.37: 1.36 and 1.35 have no field for raw, so s is returned as it is.
 func withRawScores(s fwk.NodePluginScores, _ []fwk.PluginScore) fwk.NodePluginScores {
 	return s
 }

@@ -141,11 +141,6 @@ type recordingFramework struct {
 	weights map[string]int
 }
 
-// GetNodeHint gives no hint: see the package documentation.
-func (f *recordingFramework) GetNodeHint(context.Context, *v1.Pod, fwk.PodSignature, fwk.CycleState, int64) string {
-	return ""
-}
-
 // RunPreFilterPlugins starts a new attempt: the scheduling cycle calls it
 // first.
 func (f *recordingFramework) RunPreFilterPlugins(ctx context.Context, state fwk.CycleState, pod *v1.Pod) (*fwk.PreFilterResult, *fwk.Status, sets.Set[string]) {

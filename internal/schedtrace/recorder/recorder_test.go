@@ -53,10 +53,6 @@ func (f *fakeFramework) ProfileName() string { return "p" }
 func (f *fakeFramework) ListPlugins() *config.Plugins {
 	return &config.Plugins{Score: config.PluginSet{Enabled: []config.Plugin{{Name: "A", Weight: 1}, {Name: "B", Weight: 3}}}}
 }
-func (f *fakeFramework) GetNodeHint(context.Context, *v1.Pod, fwk.PodSignature, fwk.CycleState, int64) string {
-	f.hints++
-	return "n1"
-}
 func (f *fakeFramework) RunPreFilterPlugins(context.Context, fwk.CycleState, *v1.Pod) (*fwk.PreFilterResult, *fwk.Status, sets.Set[string]) {
 	return f.preRes, f.preStatus, sets.New("NodeAffinity")
 }
@@ -101,7 +97,7 @@ func TestRecorder(t *testing.T) {
 	pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pod", UID: "u1"}}
 	ref := types.NamespacedName{Namespace: "ns", Name: "pod"}
 
-	if hint := f.GetNodeHint(ctx, pod, fwk.PodSignature("sig"), framework.NewCycleState(), 1); hint != "" || fake.hints != 0 {
+	if hint := nodeHint(ctx, f, pod); hint != "" || fake.hints != 0 {
 		t.Errorf("GetNodeHint = %q (framework asked %d times), want no hint and no call", hint, fake.hints)
 	}
 	for attempt := 1; attempt <= 2; attempt++ {
