@@ -36,6 +36,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
+	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/localscheduler"
 	"github.com/adminsched/scheduler-plugins/internal/testconfig"
 )
@@ -59,6 +60,9 @@ type podSeats struct {
 // kube-controller-manager's resourceclaim-controller) and a waiting pod
 // starts. Without that controller the seat stayed taken.
 func TestDRAExtendedResourceSeats(t *testing.T) {
+	if !kubeversion.Has(kubeversion.DRAExtendedResource) {
+		t.Skipf("%s", kubeversion.Unavailable(kubeversion.DRAExtendedResource).Error())
+	}
 	cp := startCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -101,16 +101,19 @@ type ControlPlane struct {
 // background (Err reports if one of them exits). The error says which
 // binary failed, where it was looked for, and how to build it.
 func Start(assets, logDir string, opts ...Option) (*ControlPlane, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.err != nil {
+		return nil, fmt.Errorf("starting the control plane: %w", o.err)
+	}
 	if err := CheckAssets(assets); err != nil {
 		return nil, err
 	}
 	if strings.Contains(logDir, ",") {
 		// KWOK's --config is a list flag, split at commas.
 		return nil, fmt.Errorf("the log directory %q holds a comma, which KWOK cannot take in its --config path: use a directory without one (for the playground, a TMPDIR without one)", logDir)
-	}
-	var o options
-	for _, opt := range opts {
-		opt(&o)
 	}
 	cp := &ControlPlane{}
 	etcdLog, err := cp.createLog(logDir, "etcd.log")

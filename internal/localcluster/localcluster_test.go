@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,6 +30,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
+	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
 
@@ -262,6 +264,46 @@ func TestStartRefusesCommaInLogDir(t *testing.T) {
 	}
 	if _, statErr := os.Stat(logDir); !os.IsNotExist(statErr) {
 		t.Errorf("Start made %s (%v): it must refuse before anything", logDir, statErr)
+	}
+}
+
+// TestWithPodGroupAPI: the option serves PodGroupAPIVersion where the
+// minor has PodGroups, and where it has none makes Start fail, saying so,
+// before it starts anything.
+func TestWithPodGroupAPI(t *testing.T) {
+	var o options
+	WithPodGroupAPI()(&o)
+	if kubeversion.Has(kubeversion.PodGroups) {
+		if o.err != nil || !slices.Contains(o.apiServerArgs, [2]string{"runtime-config", PodGroupAPIVersion + "=true"}) {
+			t.Errorf("options %+v, want %s served", o, PodGroupAPIVersion)
+		}
+		return
+	}
+	if len(o.apiServerArgs) > 0 || len(o.controllerManagerArgs) > 0 {
+		t.Errorf("options %+v, want no flags for an API 1.%d has not", o, kubeversion.Minor)
+	}
+	logDir := filepath.Join(t.TempDir(), "logs")
+	_, err := Start(t.TempDir(), logDir, WithPodGroupAPI())
+	if want := kubeversion.Unavailable(kubeversion.PodGroups).Error(); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Start: %v, want %q", err, want)
+	}
+	if _, statErr := os.Stat(logDir); !os.IsNotExist(statErr) {
+		t.Errorf("Start made %s (%v): it must refuse before anything", logDir, statErr)
+	}
+}
+
+// TestWithMutatingAdmissionPolicy: the option switches on what the minor
+// needs to serve MutatingAdmissionPolicies: nothing from 1.36, v1beta1 and
+// its gate on 1.35.
+func TestWithMutatingAdmissionPolicy(t *testing.T) {
+	var o options
+	WithMutatingAdmissionPolicy()(&o)
+	var want [][2]string
+	if !kubeversion.Has(kubeversion.MutatingAdmissionPolicyV1) {
+		want = [][2]string{{"feature-gates", "MutatingAdmissionPolicy=true"}, {"runtime-config", "admissionregistration.k8s.io/v1beta1=true"}}
+	}
+	if !slices.Equal(o.apiServerArgs, want) || o.controllerManagerArgs != nil || o.err != nil {
+		t.Errorf("options %+v, want API server flags %v only", o, want)
 	}
 }
 

@@ -16,7 +16,11 @@ limitations under the License.
 
 package localcluster
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
+)
 
 // Option changes how Start runs the cluster.
 type Option func(*options)
@@ -24,6 +28,8 @@ type Option func(*options)
 type options struct {
 	apiServerArgs         [][2]string
 	controllerManagerArgs []string
+	// err is what Start fails with: an option this minor cannot honour.
+	err error
 }
 
 // WithAPIServerArg passes --name=value to kube-apiserver after Start's own
@@ -47,9 +53,14 @@ func WithControllerManagerArg(name, value string) Option {
 // a finalizer on every PodGroup that only the controller-manager's
 // podgroup-protection controller removes; Start does not run it, so the
 // admission plugin is off, or no namespace holding a PodGroup would ever go
-// away.
+// away. On a minor without PodGroups (kubeversion.PodGroups) Start fails
+// with that error rather than run a cluster that silently has none.
 func WithPodGroupAPI() Option {
 	return func(o *options) {
+		if !kubeversion.Has(kubeversion.PodGroups) {
+			o.err = kubeversion.Unavailable(kubeversion.PodGroups)
+			return
+		}
 		gates := strings.Join(PodGroupGates, "=true,") + "=true"
 		o.apiServerArgs = append(o.apiServerArgs,
 			[2]string{"feature-gates", gates},
@@ -58,5 +69,21 @@ func WithPodGroupAPI() Option {
 		if podGroupGatesOnControllerManager {
 			o.controllerManagerArgs = append(o.controllerManagerArgs, "--feature-gates="+gates)
 		}
+	}
+}
+
+// WithMutatingAdmissionPolicy makes the API server serve and apply
+// MutatingAdmissionPolicies. Minors with the v1 API
+// (kubeversion.MutatingAdmissionPolicyV1) do by default; 1.35 serves them
+// as v1beta1 only with the MutatingAdmissionPolicy gate and that version
+// switched on, as a real 1.35 cluster running placement-admission must.
+func WithMutatingAdmissionPolicy() Option {
+	return func(o *options) {
+		if kubeversion.Has(kubeversion.MutatingAdmissionPolicyV1) {
+			return
+		}
+		o.apiServerArgs = append(o.apiServerArgs,
+			[2]string{"feature-gates", "MutatingAdmissionPolicy=true"},
+			[2]string{"runtime-config", "admissionregistration.k8s.io/v1beta1=true"})
 	}
 }

@@ -1,0 +1,32 @@
+//go:build kube1.35
+
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package localcluster
+
+// This file bridges the PodGroup API, which exists since 1.36: 1.35 serves
+// no PodGroups (kubeversion.PodGroups), so WithPodGroupAPI makes Start fail.
+
+// PodGroupAPIVersion is the group/version WithPodGroupAPI serves: none.
+const PodGroupAPIVersion = ""
+
+// PodGroupGates are the feature gates the PodGroup API and pod-group
+// scheduling need: none, as there is neither.
+var PodGroupGates []string
+
+// podGroupGatesOnControllerManager: no gate to switch on.
+const podGroupGatesOnControllerManager = false
