@@ -28,6 +28,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 )
 
@@ -37,6 +38,8 @@ var update = flag.Bool("update", false, "rewrite testdata/golden from this run")
 // per shipped scenario that places pods.
 var goldenRuns = []struct {
 	scenario, config, compare string
+	// needs is what the scenario needs of the minor.
+	needs *kubeversion.Feature
 }{
 	{scenario: "tutorial.yaml", config: shippedConfig, compare: defaultProfile},
 	{scenario: "weights.yaml", config: scenarios + "leastpods-weight-1-config.yaml", compare: shippedConfig},
@@ -46,7 +49,7 @@ var goldenRuns = []struct {
 	{scenario: "maintenance.yaml", config: "../../manifests/maintenancewindow/scheduler-config.yaml", compare: defaultProfile},
 	{scenario: "maintenance-lookahead.yaml", config: scenarios + "maintenance-lookahead-config.yaml", compare: scenarios + "maintenance-lookahead-off-config.yaml"},
 	{scenario: "rebalance.yaml", config: "../../manifests/nodelesspods/consolidation-config.yaml", compare: defaultProfile},
-	{scenario: "licenses.yaml", config: shippedConfig, compare: defaultProfile},
+	{scenario: "licenses.yaml", config: shippedConfig, compare: defaultProfile, needs: &kubeversion.DRAExtendedResource},
 }
 
 // TestGolden runs every shipped scenario as the README's table does and
@@ -73,6 +76,9 @@ func TestGolden(t *testing.T) {
 	}
 	for _, g := range goldenRuns {
 		t.Run(strings.TrimSuffix(g.scenario, ".yaml"), func(t *testing.T) {
+			if g.needs != nil && !kubeversion.Has(*g.needs) {
+				t.Skipf("%s", kubeversion.Unavailable(*g.needs).Error())
+			}
 			code, out, _ := runPlayground(t, "--scenario", scenarios+g.scenario, "--config", g.config, "--compare", g.compare, "--output", "json")
 			if code != 0 {
 				t.Fatalf("exit code %d, want 0", code)

@@ -35,6 +35,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
+	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 )
 
@@ -337,6 +338,10 @@ func indexOf(ps []report.PluginWeight, name string) int {
 // engine's scenario internal/playground/testdata/seats-waiting.yaml: 2
 // seats, 3 pods).
 func TestExplainSeatWaiting(t *testing.T) {
+	if !kubeversion.Has(kubeversion.DRAExtendedResource) {
+		// Its pods ask for seats in resources.limits.
+		t.Skipf("%s", kubeversion.Unavailable(kubeversion.DRAExtendedResource).Error())
+	}
 	code, out, _ := runPlayground(t, "--config", shippedConfig, "--scenario", "../../internal/playground/testdata/seats-waiting.yaml", "--explain")
 	if code != 0 {
 		t.Fatalf("exit code %d, want 0", code)

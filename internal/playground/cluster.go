@@ -82,7 +82,11 @@ func (c *cluster) stop() {
 func startCluster(ctx context.Context, opts Options, sc *schedconfig.Config, plan *scenario.Plan, policies *admission.Result, progress io.Writer) (*cluster, error) {
 	logger := klog.FromContext(ctx)
 	fmt.Fprintf(progress, "starting the control plane (%s) from %s\n", strings.Join(localcluster.Binaries, ", "), opts.Assets)
-	cp, err := localcluster.Start(opts.Assets, filepath.Dir(sc.Path))
+	var cpOpts []localcluster.Option
+	if policies != nil {
+		cpOpts = append(cpOpts, localcluster.WithMutatingAdmissionPolicy())
+	}
+	cp, err := localcluster.Start(opts.Assets, filepath.Dir(sc.Path), cpOpts...)
 	if err != nil {
 		return nil, err
 	}

@@ -32,6 +32,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
+	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/controller"
@@ -141,6 +142,11 @@ type licenseDriver struct {
 // waits until it has published every feature's pool.
 func startLicenseDriver(ctx context.Context, cfg *rest.Config, conf *config.Configuration, server *licenseServer, progress io.Writer) (*licenseDriver, error) {
 	fmt.Fprintf(progress, "starting the license driver's controller (%d feature(s), read every %v)\n", len(conf.Features), conf.PollInterval.Duration)
+	if !kubeversion.Has(kubeversion.DRAExtendedResource) {
+		// Its DeviceClasses map no extended resource: a pod asking for a
+		// seat in resources.limits would wait, "Insufficient", for good.
+		fmt.Fprintf(progress, "license seats go only to pods with a ResourceClaim of the feature's DeviceClass, not to resources.limits: %v\n", kubeversion.Unavailable(kubeversion.DRAExtendedResource))
+	}
 	// A client of its own: its requests do not queue behind the
 	// playground's own in the client's rate limiter.
 	client, err := kubernetes.NewForConfig(rest.CopyConfig(cfg))

@@ -32,6 +32,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/localcluster"
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 )
@@ -51,7 +52,9 @@ func TestPlayScenarios(t *testing.T) {
 		configs  []string
 		timeout  time.Duration
 		explain  bool
-		check    func(t *testing.T, runs []report.Run, progress string)
+		// needs is what the scenario needs of the minor.
+		needs *kubeversion.Feature
+		check func(t *testing.T, runs []report.Run, progress string)
 	}{
 		{name: "tutorial then the default profile", scenario: tutorial, configs: []string{shippedConfig, defaultProfile}, check: checkTutorial},
 		{name: "consolidation then MostPods next to the defaults", scenario: scenarios + "consolidation.yaml",
@@ -67,12 +70,16 @@ func TestPlayScenarios(t *testing.T) {
 		{name: "zero replicas", scenario: "testdata/zero-replicas.yaml", configs: []string{shippedConfig}, timeout: 2 * time.Minute, check: checkZeroReplicas},
 		{name: "any kind", scenario: "testdata/any-kind.yaml", configs: []string{shippedConfig}, check: checkAnyKind},
 		{name: "license seats then the default profile", scenario: scenarios + "licenses.yaml",
-			configs: []string{shippedConfig, defaultProfile}, timeout: 2 * time.Minute, check: checkLicenses},
-		{name: "seats waiting", scenario: "testdata/seats-waiting.yaml", configs: []string{shippedConfig}, explain: true, check: checkSeatsWaiting},
-		{name: "shared seats", scenario: "testdata/seats-shared.yaml", configs: []string{shippedConfig}, explain: true, check: checkSharedSeats},
+			configs: []string{shippedConfig, defaultProfile}, timeout: 2 * time.Minute, needs: &kubeversion.DRAExtendedResource, check: checkLicenses},
+		{name: "seats waiting", scenario: "testdata/seats-waiting.yaml", configs: []string{shippedConfig}, explain: true, needs: &kubeversion.DRAExtendedResource, check: checkSeatsWaiting},
+		{name: "shared seats", scenario: "testdata/seats-shared.yaml", configs: []string{shippedConfig}, explain: true, needs: &kubeversion.DRAExtendedResource, check: checkSharedSeats},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.needs != nil && !kubeversion.Has(*tt.needs) {
+				// Its pods ask for seats in resources.limits.
+				t.Skipf("%s", kubeversion.Unavailable(*tt.needs).Error())
+			}
 			s, progress := play(t, Options{Scenario: loadScenario(t, tt.scenario), Configs: tt.configs, Timeout: tt.timeout, Explain: tt.explain})
 			tt.check(t, s.Results(), progress)
 		})

@@ -191,7 +191,8 @@ func TestExplainJSON(t *testing.T) {
 		// What Explain makes of what the recorder has there.
 		e.Candidates[0].Scores[0].Raw = 0
 		e.NoRawScores = noRawScores
-		golden = "explain-without-raw"
+		// NoRawScores names the minor.
+		golden = "explain-without-raw-" + kubeversion.String()
 	}
 	r := Result{Pods: []PodResult{{Namespace: "ns", Name: "pod", Node: "n1", Explain: e}}}
 	checkGolden(t, golden, resultJSON(r))
