@@ -10,7 +10,7 @@ BIN_DIR := $(CURDIR)/bin
 # k8s.io modules from go.$(KUBE_MINOR).mod, the files of the build tag
 # kube$(KUBE_MINOR), its binaries in bin/$(KUBE_MINOR)/.
 NEWEST_MINOR := 1.37
-OLDER_MINORS := 1.36
+OLDER_MINORS := 1.36 1.35
 KUBE_MINOR ?=
 ifneq ($(filter-out $(NEWEST_MINOR),$(KUBE_MINOR)),)
 ifeq ($(filter $(KUBE_MINOR),$(OLDER_MINORS)),)
@@ -124,7 +124,7 @@ release-manifests: ## Render manifests/install with image $(IMAGE) into _output/
 ifeq ($(MODFILE),go.mod)
 test: unit-test integration-test upstream-perf-test doc-test image-test minors-test ## Run every test CI runs; with KUBE_MINOR=<older minor>, that minor's.
 else
-test: unit-test integration-test release-test
+test: unit-test integration-test playground-test release-test
 endif
 
 # CI runs the whole suite on the newest minor and, within its time budget,
@@ -144,6 +144,17 @@ minors-test: ## make test KUBE_MINOR=<m> for each older minor (OLDER_MINORS).
 		fi; \
 		$(MAKE) --no-print-directory KUBE_MINOR=$$m test || exit 1; \
 	done
+
+# The playground on an older minor, as an operator runs it: bin/playground
+# --kube-minor hands the command line to bin/$(KUBE_MINOR)/playground, which
+# runs the policy tests of three shipped scenarios on that minor's control
+# plane and scheduler.
+PLAYGROUND_TEST_SCENARIOS := examples/scenarios/tutorial.yaml examples/scenarios/placement.yaml examples/scenarios/maintenance.yaml
+.PHONY: playground-test
+playground-test: envtest playground ## With KUBE_MINOR=<older minor>: bin/playground --kube-minor runs shipped policy tests on that minor.
+	@test -n "$(KUBE_MINOR)" || { echo "playground-test needs KUBE_MINOR=<one of $(OLDER_MINORS)>"; exit 1; }
+	$(GO) build -o $(CURDIR)/bin/playground ./cmd/playground
+	$(CURDIR)/bin/playground --kube-minor $(KUBE_MINOR) test $(PLAYGROUND_TEST_SCENARIOS)
 
 # The release tree (hack/release-minor.sh) builds, passes the plugins' tests,
 # and a module of its own imports the plugins into that minor's stock
@@ -221,7 +232,7 @@ bench: envtest ## Micro-benchmarks and scheduler_perf workloads; figures under _
 	PATH=$(BIN_DIR):$$PATH hack/bench.sh
 
 .PHONY: playground
-playground: ## Build bin/playground (KUBE_MINOR=1.36: bin/1.36/playground, which runs that minor's control plane from bin/1.36).
+playground: ## Build bin/playground (KUBE_MINOR=1.36: bin/1.36/playground, which runs that minor's control plane from bin/1.36; bin/playground --kube-minor 1.36 runs it).
 	$(GO) build $(MINOR_FLAGS) -o $(BIN_DIR)/playground ./cmd/playground
 
 .PHONY: demo

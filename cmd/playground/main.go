@@ -25,6 +25,7 @@ limitations under the License.
 //	playground [run] [--scenario FILE] [--config FILE] [--compare FILE]
 //	               [-o text|json|yaml] [--timeout 1m0s] [--keep] [--assets DIR]
 //	               [--explain [--explain-nodes 5]] [--karpenter] [--admission-policies]
+//	               [--kube-minor 1.36]
 //
 // The snapshot command writes a scenario of a live cluster (its nodes and
 // bound pods, see examples/scenarios/README.md) to replay, or to name as the
