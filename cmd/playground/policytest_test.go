@@ -23,11 +23,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 )
 
 // runTestCommand runs `playground test` with the test's assets and returns
@@ -102,6 +105,11 @@ func shippedPolicyTests(t *testing.T) []string {
 // "Policy tests"), and the JUnit file says so.
 func TestPolicyTestExamples(t *testing.T) {
 	files := shippedPolicyTests(t)
+	if !kubeversion.Has(kubeversion.DRAExtendedResource) {
+		// Its pods ask for seats in resources.limits.
+		t.Logf("licenses.yaml left out: %v", kubeversion.Unavailable(kubeversion.DRAExtendedResource))
+		files = slices.DeleteFunc(files, func(f string) bool { return filepath.Base(f) == "licenses.yaml" })
+	}
 	report := filepath.Join(t.TempDir(), "report.xml")
 	code, out, _ := runTestCommand(t, append([]string{"--junit", report}, files...)...)
 	if code != exitOK {
@@ -134,8 +142,9 @@ func TestPolicyTestFailures(t *testing.T) {
 		regexp.MustCompile(`Filter PlacementPolicy  UnschedulableAndUnresolvable  node\(s\) didn't match placement rule "eu-data-residency"  us-1, us-2`),
 		regexp.MustCompile(`(?m)^  FAIL  expect\[2\] pods in analytics stay unschedulable, rejected by PlacementPolicy\n        6 of 6 pods are not unschedulable, rejected by PlacementPolicy: analytics/batch-\S+ -> spot-\d`),
 		regexp.MustCompile(`(?m)^  FAIL  expect\[3\] at most 1 pods in payments with app=no-such-app per node\n        no pod of the result matches pods in payments with app=no-such-app$`),
-		// samePlacementsAs: 6 on the busiest node against MostPods' 3, 2, 1.
-		regexp.MustCompile(`(?m)^  FAIL  expect\[0\] pods of Deployment default/web placed as under \S+mostpods-config.yaml\n        placed otherwise than under ../../examples/scenarios/mostpods-config.yaml \(pods per node of each object, per class of like nodes\): Deployment default/web on consolidation-1: \[6\] under ../../manifests/nodelesspods/consolidation-config.yaml, \[3\] under ../../examples/scenarios/mostpods-config.yaml`),
+		// samePlacementsAs: 6 on the busiest node against MostPods' fewer
+		// (3, 2, 1 on 1.37; 2, 2, 2 on 1.35, whose default scores differ).
+		regexp.MustCompile(`(?m)^  FAIL  expect\[0\] pods of Deployment default/web placed as under \S+mostpods-config.yaml\n        placed otherwise than under ../../examples/scenarios/mostpods-config.yaml \(pods per node of each object, per class of like nodes\): Deployment default/web on consolidation-1: \[6\] under ../../manifests/nodelesspods/consolidation-config.yaml, \[[1-5]\] under ../../examples/scenarios/mostpods-config.yaml`),
 		regexp.MustCompile(`(?m)^        default/web-\S+ -> consolidation-1 \(under ../../manifests/nodelesspods/consolidation-config.yaml\)\n          profile consolidating-scheduler, attempt 1`),
 		regexp.MustCompile(`(?m)^1 passed, 4 failed, 0 of 2 files could not run$`),
 	} {
