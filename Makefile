@@ -46,7 +46,7 @@ UNIT_PKGS := ./apis/... ./pkg/... $(filter-out github.com/adminsched/scheduler-p
 # ten minutes cold.
 RACE := -race
 ifneq ($(MODFILE),go.mod)
-UNIT_PKGS := ./apis/... ./pkg/... ./internal/kubeversion/... ./internal/pluginnames/... ./internal/schedtrace/... \
+UNIT_PKGS := ./apis/... ./pkg/... ./internal/pluginnames/... ./internal/schedtrace/... \
 	./internal/licensedriver/... ./cmd/scheduler/... ./cmd/license-driver/... ./cmd/placement-admission/...
 RACE :=
 endif

@@ -37,8 +37,8 @@ import (
 	_ "github.com/adminsched/scheduler-plugins/apis/config/scheme"
 	pluginvalidation "github.com/adminsched/scheduler-plugins/apis/config/validation"
 	"github.com/adminsched/scheduler-plugins/internal/filelimit"
-	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/pluginnames"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy/admission"
 )
 

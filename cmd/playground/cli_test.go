@@ -37,8 +37,8 @@ import (
 
 	schedulerplugins "github.com/adminsched/scheduler-plugins"
 	"github.com/adminsched/scheduler-plugins/internal/clusterbin"
-	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 )
 
 // These cover the command line without a cluster; the one test that runs

@@ -28,8 +28,8 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden from this run")

@@ -26,7 +26,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 )
 
 const kubeMinorFlag = "kube-minor"

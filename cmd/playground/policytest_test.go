@@ -30,7 +30,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 )
 
 // runTestCommand runs `playground test` with the test's assets and returns

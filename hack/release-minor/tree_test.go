@@ -190,6 +190,6 @@ func TestRepositoryTagsAreMinorOnly(t *testing.T) {
 	}
 	sort.Strings(tagged)
 	if len(tagged) < 2 {
-		t.Errorf("found %d files with a minor's build constraint, want at least internal/kubeversion's two: %v", len(tagged), tagged)
+		t.Errorf("found %d files with a minor's build constraint, want at least pkg/kubeversion's two: %v", len(tagged), tagged)
 	}
 }

@@ -36,9 +36,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
-	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/localscheduler"
 	"github.com/adminsched/scheduler-plugins/internal/testconfig"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 )
 
 // seatResource is the extended resource the test's DeviceClass maps to its

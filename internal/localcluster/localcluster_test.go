@@ -30,8 +30,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
-	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 )
 
 // script writes an executable shell script named name into dir.

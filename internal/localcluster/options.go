@@ -19,7 +19,7 @@ package localcluster
 import (
 	"strings"
 
-	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 )
 
 // Option changes how Start runs the cluster.

@@ -26,7 +26,7 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 
-	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 )
 
 // Skip skips t: 1.35 has no pod groups.

@@ -24,7 +24,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
 
-	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 )
 
 // DryRun has nothing to bridge on 1.35: its scheduler has no pod-group

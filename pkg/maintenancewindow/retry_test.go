@@ -43,8 +43,8 @@ import (
 	tf "k8s.io/kubernetes/pkg/scheduler/testing/framework"
 	testingclock "k8s.io/utils/clock/testing"
 
-	"github.com/adminsched/scheduler-plugins/internal/podgroupcycle"
 	"github.com/adminsched/scheduler-plugins/internal/podgrouptest"
+	"github.com/adminsched/scheduler-plugins/pkg/podgroupcycle"
 )
 
 // noNominations is a PodNominator with no nominated pods.

@@ -33,8 +33,8 @@ import (
 	// Importing scheme registers NodeLessPodsArgs with the scheduler's config
 	// scheme for every scheduler build that imports this plugin.
 	"github.com/adminsched/scheduler-plugins/apis/config/scheme"
-	"github.com/adminsched/scheduler-plugins/internal/podgroupcycle"
 	"github.com/adminsched/scheduler-plugins/pkg/nodelesspods/podcount"
+	"github.com/adminsched/scheduler-plugins/pkg/podgroupcycle"
 )
 
 // Name is the plugin's name in a KubeSchedulerConfiguration profile.

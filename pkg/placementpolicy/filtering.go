@@ -24,7 +24,7 @@ import (
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
 
-	"github.com/adminsched/scheduler-plugins/internal/podgroupcycle"
+	"github.com/adminsched/scheduler-plugins/pkg/podgroupcycle"
 )
 
 // stateKey is where PreFilter leaves the pod's rules for Filter and PreScore.

@@ -22,8 +22,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 
-	"github.com/adminsched/scheduler-plugins/internal/podgroupcycle"
 	"github.com/adminsched/scheduler-plugins/pkg/normalize"
+	"github.com/adminsched/scheduler-plugins/pkg/podgroupcycle"
 )
 
 // PreScore returns Skip unless a Prefer rule applies to the pod, so that

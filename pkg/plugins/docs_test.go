@@ -35,7 +35,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
 
-	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 )
 
 // root is the repository, seen from this package.

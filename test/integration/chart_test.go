@@ -53,8 +53,8 @@ import (
 	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
 	"k8s.io/utils/ptr"
 
-	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/testconfig"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 	"github.com/adminsched/scheduler-plugins/pkg/plugins"
 	"github.com/adminsched/scheduler-plugins/test/integration/framework"
 )

@@ -36,8 +36,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	v1config "github.com/adminsched/scheduler-plugins/apis/config/v1"
-	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/testconfig"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 )
 
 // poolLabel confines each group of the scenario's pods to its nodes

@@ -40,11 +40,11 @@ import (
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 
-	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/seats"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/source"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 )
 
 // Options configure Run.

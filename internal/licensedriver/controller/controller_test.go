@@ -35,11 +35,11 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
-	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/seats"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/source"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 )
 
 func claim(uid string, at *time.Time, devices ...string) *resourceapi.ResourceClaim {

@@ -28,10 +28,10 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 
-	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/seats"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 )
 
 // ManagedByLabel marks the DeviceClasses the controller owns: it updates

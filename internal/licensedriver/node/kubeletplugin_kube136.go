@@ -23,8 +23,8 @@ import (
 	"k8s.io/dynamic-resource-allocation/kubeletplugin"
 	"k8s.io/klog/v2"
 
-	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 )
 
 // This file bridges the kubelet plugin helper's device health service

@@ -21,8 +21,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/schedtrace"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 )
 
 // DefaultExplainNodes is how many candidate nodes Explain lists when its

@@ -23,8 +23,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/schedtrace"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 )
 
 func unsched(plugin, reason string) *schedtrace.Status {

@@ -34,8 +34,8 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/framework"
 	"k8s.io/kubernetes/pkg/scheduler/profile"
 
-	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/schedtrace"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 )
 
 // fakeFramework answers the calls the recorder wraps; any other call panics

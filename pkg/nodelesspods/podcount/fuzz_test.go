@@ -32,9 +32,9 @@ import (
 	"k8s.io/kubernetes/pkg/scheduler/metrics"
 	st "k8s.io/kubernetes/pkg/scheduler/testing"
 
-	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
 	"github.com/adminsched/scheduler-plugins/internal/podgrouptest"
 	"github.com/adminsched/scheduler-plugins/internal/snapshotdryrun"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 )
 
 // The cache reports to the scheduler's metrics, which must exist first.

@@ -29,7 +29,7 @@ import (
 	"k8s.io/klog/v2/ktesting"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
-	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 )
 
 // TestApplyTwiceAndDelete applies the same rules twice (the second time with

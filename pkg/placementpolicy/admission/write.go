@@ -24,7 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
-	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 )
 
 // Objects returns the rendered objects in the order to apply them: each

@@ -21,7 +21,7 @@ import (
 
 	perf "k8s.io/kubernetes/test/integration/scheduler_perf"
 
-	"github.com/adminsched/scheduler-plugins/internal/kubeversion"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 	"github.com/adminsched/scheduler-plugins/pkg/plugins"
 )
 
