@@ -47,6 +47,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&NodeLessPodsArgs{},
 		&PlacementPolicyArgs{},
 		&MaintenanceWindowArgs{},
+		&OnDemandShareArgs{},
 	)
 	return nil
 }

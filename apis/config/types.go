@@ -17,6 +17,7 @@ limitations under the License.
 package config
 
 import (
+	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -135,4 +136,102 @@ type MaintenanceWindowArgs struct {
 	// ProviderWindowDuration is the length assumed for a provider's window
 	// of which only the start is published.
 	ProviderWindowDuration metav1.Duration
+}
+
+// OnDemandShareName is the OnDemandShare plugin's name in a profile; its args
+// kind is OnDemandShareArgs. The ondemandshare controller reads the same args
+// from the same file, so the plugin and the controller apply one set of rules.
+const OnDemandShareName = "OnDemandShare"
+
+// WorkloadKind is a kind of controller whose pods an on-demand share counts
+// together.
+type WorkloadKind string
+
+const (
+	// WorkloadDeployment counts a Deployment's pods across all its ReplicaSets.
+	WorkloadDeployment WorkloadKind = "Deployment"
+	// WorkloadReplicaSet counts the pods of a ReplicaSet no Deployment owns.
+	WorkloadReplicaSet WorkloadKind = "ReplicaSet"
+	// WorkloadStatefulSet counts a StatefulSet's pods, slotted by ordinal.
+	WorkloadStatefulSet WorkloadKind = "StatefulSet"
+	// WorkloadJob counts a Job's pods, slotted by completion index when indexed.
+	WorkloadJob WorkloadKind = "Job"
+)
+
+// CapacityPreset names the node labels that tell on-demand from spot.
+type CapacityPreset string
+
+const (
+	// CapacityKarpenter reads karpenter.sh/capacity-type (on-demand, spot).
+	CapacityKarpenter CapacityPreset = "Karpenter"
+	// CapacityEKSManagedNodeGroup reads eks.amazonaws.com/capacityType (ON_DEMAND, SPOT).
+	CapacityEKSManagedNodeGroup CapacityPreset = "EKSManagedNodeGroup"
+	// CapacityGKE reads cloud.google.com/gke-spot, set on spot nodes only.
+	CapacityGKE CapacityPreset = "GKE"
+	// CapacityAKS reads kubernetes.azure.com/scalesetpriority, set (and
+	// tainted) on spot nodes only.
+	CapacityAKS CapacityPreset = "AKS"
+	// CapacityCustom takes the requirements of both classes from the args.
+	CapacityCustom CapacityPreset = "Custom"
+)
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// OnDemandShareArgs holds the arguments of the OnDemandShare plugin and of
+// the ondemandshare controller.
+type OnDemandShareArgs struct {
+	metav1.TypeMeta
+
+	// Policies say which workloads keep a minimum of replicas on on-demand
+	// nodes, and how many.
+	Policies []OnDemandSharePolicy
+	// ExcludedNamespaces exempts the pods of these namespaces from every policy.
+	ExcludedNamespaces []string
+}
+
+// OnDemandSharePolicy selects workloads and the share of their replicas that
+// must run on on-demand nodes.
+type OnDemandSharePolicy struct {
+	// Name identifies the policy in pod labels, events, logs and metrics.
+	Name string
+	// Namespaces, NamespaceSelector and PodSelector select the pods the
+	// policy applies to; every one that is set must match (they are ANDed).
+	Namespaces        []string
+	NamespaceSelector *metav1.LabelSelector
+	PodSelector       *metav1.LabelSelector
+	// WorkloadKinds are the owners whose pods the policy counts.
+	WorkloadKinds []WorkloadKind
+	// MinOnDemandCount and MinOnDemandPercent give the minimum on on-demand
+	// nodes: the larger of the count and the percentage of the replicas,
+	// rounded up, and never more than the replicas.
+	MinOnDemandCount   int32
+	MinOnDemandPercent int32
+	// Capacity says which nodes are on-demand and which are spot.
+	Capacity CapacityClasses
+	// SpotWaitTimeout is how long a spot pod may stay unschedulable before it
+	// is recreated on-demand. Zero waits forever.
+	SpotWaitTimeout metav1.Duration
+	// Recovery moves pods that fell back to on-demand back to spot.
+	Recovery SpotRecovery
+}
+
+// CapacityClasses tells on-demand nodes from spot nodes.
+type CapacityClasses struct {
+	// Preset names the platform whose labels are read; Custom reads OnDemand
+	// and Spot.
+	Preset CapacityPreset
+	// OnDemand and Spot are what a pod of each class requires of its node.
+	OnDemand []v1.NodeSelectorRequirement
+	Spot     []v1.NodeSelectorRequirement
+	// SpotTolerations are added to spot pods, next to the preset's own.
+	SpotTolerations []v1.Toleration
+}
+
+// SpotRecovery bounds the evictions that move fallen-back pods back to spot.
+type SpotRecovery struct {
+	// Interval is how often recovery runs. Zero turns it off.
+	Interval metav1.Duration
+	// MaxPodsPerInterval is how many pods one workload may have evicted per
+	// interval.
+	MaxPodsPerInterval int32
 }

@@ -89,3 +89,47 @@ func SetDefaults_MaintenanceWindowArgs(obj *MaintenanceWindowArgs) {
 		obj.ProviderWindowDuration = &metav1.Duration{Duration: DefaultProviderWindowDuration}
 	}
 }
+
+// Defaults of an OnDemandSharePolicy.
+const (
+	DefaultSpotWaitTimeout          = 5 * time.Minute
+	DefaultSpotRecoveryInterval     = 10 * time.Minute
+	DefaultSpotRecoveryMaxPerPeriod = 1
+)
+
+// SetDefaults_OnDemandShareArgs sets the defaults of every policy.
+func SetDefaults_OnDemandShareArgs(obj *OnDemandShareArgs) {
+	for i := range obj.Policies {
+		setDefaultsOnDemandSharePolicy(&obj.Policies[i])
+	}
+}
+
+func setDefaultsOnDemandSharePolicy(p *OnDemandSharePolicy) {
+	if len(p.WorkloadKinds) == 0 {
+		p.WorkloadKinds = []WorkloadKind{WorkloadDeployment, WorkloadStatefulSet, WorkloadJob}
+	}
+	if p.MinOnDemandCount == nil {
+		p.MinOnDemandCount = ptr.To[int32](0)
+	}
+	if p.MinOnDemandPercent == nil {
+		p.MinOnDemandPercent = ptr.To[int32](0)
+	}
+	if p.Capacity == nil {
+		p.Capacity = &CapacityClasses{}
+	}
+	if p.Capacity.Preset == "" {
+		p.Capacity.Preset = CapacityKarpenter
+	}
+	if p.SpotWaitTimeout == nil {
+		p.SpotWaitTimeout = &metav1.Duration{Duration: DefaultSpotWaitTimeout}
+	}
+	if p.Recovery == nil {
+		p.Recovery = &SpotRecovery{}
+	}
+	if p.Recovery.Interval == nil {
+		p.Recovery.Interval = &metav1.Duration{Duration: DefaultSpotRecoveryInterval}
+	}
+	if p.Recovery.MaxPodsPerInterval == nil {
+		p.Recovery.MaxPodsPerInterval = ptr.To[int32](DefaultSpotRecoveryMaxPerPeriod)
+	}
+}

@@ -48,6 +48,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&NodeLessPodsArgs{},
 		&PlacementPolicyArgs{},
 		&MaintenanceWindowArgs{},
+		&OnDemandShareArgs{},
 	)
 	return nil
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package v1
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -176,4 +177,147 @@ type MaintenanceWindowArgs struct {
 	// of which only the start is published. Defaults to 1h.
 	// +optional
 	ProviderWindowDuration *metav1.Duration `json:"providerWindowDuration,omitempty"`
+}
+
+// WorkloadKind is a kind of controller whose pods an on-demand share counts
+// together.
+type WorkloadKind string
+
+const (
+	// WorkloadDeployment counts a Deployment's pods across all its ReplicaSets.
+	WorkloadDeployment WorkloadKind = "Deployment"
+	// WorkloadReplicaSet counts the pods of a ReplicaSet no Deployment owns.
+	WorkloadReplicaSet WorkloadKind = "ReplicaSet"
+	// WorkloadStatefulSet counts a StatefulSet's pods, slotted by ordinal.
+	WorkloadStatefulSet WorkloadKind = "StatefulSet"
+	// WorkloadJob counts a Job's pods, slotted by completion index when indexed.
+	WorkloadJob WorkloadKind = "Job"
+)
+
+// CapacityPreset names the node labels that tell on-demand from spot.
+type CapacityPreset string
+
+const (
+	// CapacityKarpenter reads karpenter.sh/capacity-type: on-demand, spot.
+	CapacityKarpenter CapacityPreset = "Karpenter"
+	// CapacityEKSManagedNodeGroup reads eks.amazonaws.com/capacityType:
+	// ON_DEMAND, SPOT.
+	CapacityEKSManagedNodeGroup CapacityPreset = "EKSManagedNodeGroup"
+	// CapacityGKE reads cloud.google.com/gke-spot=true, set on spot nodes only.
+	CapacityGKE CapacityPreset = "GKE"
+	// CapacityAKS reads kubernetes.azure.com/scalesetpriority=spot, set on
+	// spot nodes only, which AKS also taints.
+	CapacityAKS CapacityPreset = "AKS"
+	// CapacityCustom takes the requirements of both classes from onDemand
+	// and spot.
+	CapacityCustom CapacityPreset = "Custom"
+)
+
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+
+// OnDemandShareArgs holds the arguments of the OnDemandShare plugin and of
+// the ondemandshare controller, which read them from the same
+// KubeSchedulerConfiguration.
+type OnDemandShareArgs struct {
+	metav1.TypeMeta `json:",inline"`
+
+	// Policies say which workloads keep a minimum of replicas on on-demand
+	// nodes. A pod that two policies select follows the first, by name.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Policies []OnDemandSharePolicy `json:"policies,omitempty"`
+	// ExcludedNamespaces exempts the pods of these namespaces from every
+	// policy, for example kube-system. Empty exempts none.
+	// +optional
+	// +listType=set
+	ExcludedNamespaces []string `json:"excludedNamespaces,omitempty"`
+}
+
+// OnDemandSharePolicy selects workloads and the share of their replicas that
+// must run on on-demand nodes.
+type OnDemandSharePolicy struct {
+	// Name identifies the policy in pod labels, events, logs and metrics: a
+	// DNS-1123 label, unique among the policies.
+	Name string `json:"name"`
+	// Namespaces applies the policy to pods in these namespaces.
+	// +optional
+	// +listType=set
+	Namespaces []string `json:"namespaces,omitempty"`
+	// NamespaceSelector applies the policy to pods whose namespace's labels
+	// match.
+	// +optional
+	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
+	// PodSelector applies the policy to pods whose labels (the workload's pod
+	// template labels) match. At least one of namespaces, namespaceSelector
+	// and podSelector must be set; every one that is set must match.
+	// +optional
+	PodSelector *metav1.LabelSelector `json:"podSelector,omitempty"`
+	// WorkloadKinds are the owners whose pods the policy counts: Deployment
+	// (across its ReplicaSets), ReplicaSet (one no Deployment owns),
+	// StatefulSet and Job. Defaults to Deployment, StatefulSet and Job.
+	// Pods of other owners, or of none, are left alone.
+	// +optional
+	// +listType=set
+	WorkloadKinds []WorkloadKind `json:"workloadKinds,omitempty"`
+	// MinOnDemandCount is a minimum number of replicas on on-demand nodes.
+	// Defaults to 0.
+	// +optional
+	MinOnDemandCount *int32 `json:"minOnDemandCount,omitempty"`
+	// MinOnDemandPercent, from 0 to 100, is a minimum share of the replicas
+	// on on-demand nodes, rounded up. The minimum is the larger of the count
+	// and the percentage, never more than the replicas; at least one of the
+	// two must be above 0. Defaults to 0.
+	// +optional
+	MinOnDemandPercent *int32 `json:"minOnDemandPercent,omitempty"`
+	// Capacity says which nodes are on-demand and which are spot. Defaults
+	// to the Karpenter preset.
+	// +optional
+	Capacity *CapacityClasses `json:"capacity,omitempty"`
+	// SpotWaitTimeout is how long a spot replica may stay unschedulable
+	// before it is recreated on on-demand capacity. 0s waits forever.
+	// Defaults to 5m.
+	// +optional
+	SpotWaitTimeout *metav1.Duration `json:"spotWaitTimeout,omitempty"`
+	// Recovery moves replicas that fell back to on-demand back to spot when
+	// a spot node fits them again.
+	// +optional
+	Recovery *SpotRecovery `json:"recovery,omitempty"`
+}
+
+// CapacityClasses tells on-demand nodes from spot nodes.
+type CapacityClasses struct {
+	// Preset is Karpenter, EKSManagedNodeGroup, GKE, AKS or Custom.
+	// Defaults to Karpenter.
+	// +optional
+	Preset CapacityPreset `json:"preset,omitempty"`
+	// OnDemand is what an on-demand replica requires of its node. Required
+	// with the Custom preset, forbidden with the others.
+	// +optional
+	// +listType=atomic
+	OnDemand []corev1.NodeSelectorRequirement `json:"onDemand,omitempty"`
+	// Spot is what a spot replica requires of its node. Required with the
+	// Custom preset, forbidden with the others.
+	// +optional
+	// +listType=atomic
+	Spot []corev1.NodeSelectorRequirement `json:"spot,omitempty"`
+	// SpotTolerations are added to spot replicas next to the preset's own
+	// (the AKS preset tolerates its spot taint), for example the
+	// cloud.google.com/gke-spot taint of GKE's node auto-provisioning.
+	// +optional
+	// +listType=atomic
+	SpotTolerations []corev1.Toleration `json:"spotTolerations,omitempty"`
+}
+
+// SpotRecovery bounds the evictions that move replicas that fell back to
+// on-demand back to spot.
+type SpotRecovery struct {
+	// Interval is how often recovery runs for a workload. 0s turns recovery
+	// off. Defaults to 10m.
+	// +optional
+	Interval *metav1.Duration `json:"interval,omitempty"`
+	// MaxPodsPerInterval, from 1 to 1000, is how many replicas of one
+	// workload recovery may evict per interval. Defaults to 1.
+	// +optional
+	MaxPodsPerInterval *int32 `json:"maxPodsPerInterval,omitempty"`
 }

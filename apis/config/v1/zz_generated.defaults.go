@@ -31,6 +31,7 @@ import (
 func RegisterDefaults(scheme *runtime.Scheme) error {
 	scheme.AddTypeDefaultingFunc(&MaintenanceWindowArgs{}, func(obj interface{}) { SetObjectDefaults_MaintenanceWindowArgs(obj.(*MaintenanceWindowArgs)) })
 	scheme.AddTypeDefaultingFunc(&NodeLessPodsArgs{}, func(obj interface{}) { SetObjectDefaults_NodeLessPodsArgs(obj.(*NodeLessPodsArgs)) })
+	scheme.AddTypeDefaultingFunc(&OnDemandShareArgs{}, func(obj interface{}) { SetObjectDefaults_OnDemandShareArgs(obj.(*OnDemandShareArgs)) })
 	scheme.AddTypeDefaultingFunc(&PlacementPolicyArgs{}, func(obj interface{}) { SetObjectDefaults_PlacementPolicyArgs(obj.(*PlacementPolicyArgs)) })
 	return nil
 }
@@ -41,6 +42,10 @@ func SetObjectDefaults_MaintenanceWindowArgs(in *MaintenanceWindowArgs) {
 
 func SetObjectDefaults_NodeLessPodsArgs(in *NodeLessPodsArgs) {
 	SetDefaults_NodeLessPodsArgs(in)
+}
+
+func SetObjectDefaults_OnDemandShareArgs(in *OnDemandShareArgs) {
+	SetDefaults_OnDemandShareArgs(in)
 }
 
 func SetObjectDefaults_PlacementPolicyArgs(in *PlacementPolicyArgs) {
