@@ -181,6 +181,67 @@ profiles:
 			},
 		},
 		{
+			name: "on-demand share policies are decoded and defaulted",
+			yaml: `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: custom-scheduler
+  pluginConfig:
+  - name: OnDemandShare
+    args:
+      excludedNamespaces: [kube-system]
+      policies:
+      - name: web
+        namespaceSelector: {matchLabels: {tier: web}}
+        minOnDemandPercent: 30
+      - name: aks
+        namespaces: [batch]
+        minOnDemandCount: 2
+        capacity: {preset: AKS}
+        spotWaitTimeout: 0s
+        recovery: {maxPodsPerInterval: 3}
+`,
+			plugin: "OnDemandShare",
+			want: &config.OnDemandShareArgs{
+				ExcludedNamespaces: []string{"kube-system"},
+				Policies: []config.OnDemandSharePolicy{
+					{
+						Name:               "web",
+						NamespaceSelector:  &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "web"}},
+						WorkloadKinds:      []config.WorkloadKind{config.WorkloadDeployment, config.WorkloadStatefulSet, config.WorkloadJob},
+						MinOnDemandPercent: 30,
+						Capacity:           config.CapacityClasses{Preset: config.CapacityKarpenter},
+						SpotWaitTimeout:    metav1.Duration{Duration: 5 * time.Minute},
+						Recovery:           config.SpotRecovery{Interval: metav1.Duration{Duration: 10 * time.Minute}, MaxPodsPerInterval: 1},
+					},
+					{
+						Name:             "aks",
+						Namespaces:       []string{"batch"},
+						WorkloadKinds:    []config.WorkloadKind{config.WorkloadDeployment, config.WorkloadStatefulSet, config.WorkloadJob},
+						MinOnDemandCount: 2,
+						Capacity:         config.CapacityClasses{Preset: config.CapacityAKS},
+						Recovery:         config.SpotRecovery{Interval: metav1.Duration{Duration: 10 * time.Minute}, MaxPodsPerInterval: 3},
+					},
+				},
+			},
+		},
+		{
+			name: "unknown field in an on-demand share policy",
+			yaml: `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: custom-scheduler
+  pluginConfig:
+  - name: OnDemandShare
+    args:
+      policies:
+      - name: web
+        namespaces: [shop]
+        minOnDemand: 30
+`,
+			wantErr: `strict decoding error: decoding .profiles[0].pluginConfig[0]: strict decoding error: decoding args for plugin OnDemandShare: strict decoding error: unknown field "policies[0].minOnDemand"`,
+		},
+		{
 			// metav1.Duration's decoder reports the value, not the field:
 			// the plugin and the value are what the message names.
 			name: "a malformed duration names the plugin and the value",

@@ -43,6 +43,15 @@ func TestEnumWireValues(t *testing.T) {
 		{name: "MostPods", v1: string(NodeLessPodsMostPods), internal: string(config.NodeLessPodsMostPods), wire: "MostPods"},
 		{name: "Require", v1: string(PlacementRequire), internal: string(config.PlacementRequire), wire: "Require"},
 		{name: "Prefer", v1: string(PlacementPrefer), internal: string(config.PlacementPrefer), wire: "Prefer"},
+		{name: "Deployment", v1: string(WorkloadDeployment), internal: string(config.WorkloadDeployment), wire: "Deployment"},
+		{name: "ReplicaSet", v1: string(WorkloadReplicaSet), internal: string(config.WorkloadReplicaSet), wire: "ReplicaSet"},
+		{name: "StatefulSet", v1: string(WorkloadStatefulSet), internal: string(config.WorkloadStatefulSet), wire: "StatefulSet"},
+		{name: "Job", v1: string(WorkloadJob), internal: string(config.WorkloadJob), wire: "Job"},
+		{name: "Karpenter", v1: string(CapacityKarpenter), internal: string(config.CapacityKarpenter), wire: "Karpenter"},
+		{name: "EKSManagedNodeGroup", v1: string(CapacityEKSManagedNodeGroup), internal: string(config.CapacityEKSManagedNodeGroup), wire: "EKSManagedNodeGroup"},
+		{name: "GKE", v1: string(CapacityGKE), internal: string(config.CapacityGKE), wire: "GKE"},
+		{name: "AKS", v1: string(CapacityAKS), internal: string(config.CapacityAKS), wire: "AKS"},
+		{name: "Custom", v1: string(CapacityCustom), internal: string(config.CapacityCustom), wire: "Custom"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,7 +95,7 @@ func TestKubeSchedulerSchemeKnowsOurKinds(t *testing.T) {
 	if err := schedv1.AddToScheme(scheme); err != nil {
 		t.Fatalf("kube-scheduler v1 AddToScheme: %v", err)
 	}
-	for _, kind := range []string{"NodeLessPodsArgs", "PlacementPolicyArgs", "MaintenanceWindowArgs"} {
+	for _, kind := range []string{"NodeLessPodsArgs", "PlacementPolicyArgs", "MaintenanceWindowArgs", "OnDemandShareArgs"} {
 		if !scheme.Recognizes(SchemeGroupVersion.WithKind(kind)) {
 			t.Errorf("kube-scheduler's v1 scheme does not know %s", kind)
 		}

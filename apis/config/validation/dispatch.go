@@ -32,6 +32,7 @@ var validators = map[string]func(*field.Path, runtime.Object) error{
 	config.NodeLessPodsName:      typed(ValidateNodeLessPodsArgs),
 	config.PlacementPolicyName:   typed(ValidatePlacementPolicyArgs),
 	config.MaintenanceWindowName: typed(ValidateMaintenanceWindowArgs),
+	config.OnDemandShareName:     typed(ValidateOnDemandShareArgs),
 }
 
 // typed adapts a validator of one args type to the dispatch's signature.

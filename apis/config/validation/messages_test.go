@@ -18,6 +18,7 @@ package validation
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -104,6 +105,60 @@ func TestOwnMessages(t *testing.T) {
 				return ValidatePluginArgs(argsPath, config.NodeLessPodsName, &config.NodeLessPodsArgs{Mode: "Most"})
 			},
 			wantErr: `profiles[0].pluginConfig[0].args.mode: Unsupported value: "Most": supported values: "LeastPods", "MostPods"`,
+		},
+		{
+			name: "OnDemandShare percent out of range",
+			err: func() error {
+				a := validShare()
+				a.Policies[0].MinOnDemandPercent = 130
+				return ValidateOnDemandShareArgs(argsPath, a)
+			},
+			wantErr: `profiles[0].pluginConfig[0].args.policies[0].minOnDemandPercent: Invalid value: 130: must be in the range 0-100`,
+		},
+		{
+			name: "OnDemandShare minimum of nothing",
+			err: func() error {
+				a := validShare()
+				a.Policies[0].MinOnDemandPercent = 0
+				return ValidateOnDemandShareArgs(argsPath, a)
+			},
+			wantErr: `profiles[0].pluginConfig[0].args.policies[0].minOnDemandPercent: Required value: a policy needs minOnDemandCount or minOnDemandPercent above 0: with both at 0 it asks for nothing`,
+		},
+		{
+			name: "OnDemandShare requirements with a preset",
+			err: func() error {
+				a := validShare()
+				a.Policies[0].Capacity.OnDemand = a.Policies[1].Capacity.OnDemand
+				return ValidateOnDemandShareArgs(argsPath, a)
+			},
+			wantErr: `profiles[0].pluginConfig[0].args.policies[0].capacity.onDemand: Forbidden: only the Custom preset takes node requirements; the Karpenter preset has its own`,
+		},
+		{
+			name: "OnDemandShare spot wait of a month",
+			err: func() error {
+				a := validShare()
+				a.Policies[0].SpotWaitTimeout.Duration = 30 * 24 * time.Hour
+				return ValidateOnDemandShareArgs(argsPath, a)
+			},
+			wantErr: `profiles[0].pluginConfig[0].args.policies[0].spotWaitTimeout: Invalid value: "720h0m0s": must be in the range 0s-168h0m0s (a week); 0s turns it off`,
+		},
+		{
+			name: "OnDemandShare custom classes sharing a node",
+			err: func() error {
+				a := validShare()
+				a.Policies[1].Capacity.Spot[0].Values = []string{"reserved"}
+				return ValidateOnDemandShareArgs(argsPath, a)
+			},
+			wantErr: `profiles[0].pluginConfig[0].args.policies[1].capacity.spot: Invalid value: [{"key":"pool","operator":"In","values":["reserved"]}]: matches a node that onDemand matches too (labels map[pool:reserved]): the two classes must not share nodes`,
+		},
+		{
+			name: "OnDemandShare policy without a name",
+			err: func() error {
+				a := validShare()
+				a.Policies[0].Name = ""
+				return ValidateOnDemandShareArgs(argsPath, a)
+			},
+			wantErr: `profiles[0].pluginConfig[0].args.policies[0].name: Required value: every policy is named in the labels, events and metrics of the pods it decides`,
 		},
 	}
 	for _, tc := range tests {

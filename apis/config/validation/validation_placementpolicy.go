@@ -44,8 +44,8 @@ func ValidatePlacementPolicyArgs(path *field.Path, args *config.PlacementPolicyA
 	for i := range args.Rules {
 		r := &args.Rules[i]
 		rp := rulesPath.Index(i)
-		allErrs = append(allErrs, validateRuleName(rp.Child("name"), r.Name, names)...)
-		allErrs = append(allErrs, validateRulePods(rp, r)...)
+		allErrs = append(allErrs, validateName(rp.Child("name"), r.Name, names, "every rule is named in the rejections it causes")...)
+		allErrs = append(allErrs, validatePodSelection(rp, r.Namespaces, r.NamespaceSelector, r.PodSelector, "rule")...)
 		if r.NodeSelector == nil {
 			allErrs = append(allErrs, field.Required(rp.Child("nodeSelector"), "the nodes the rule requires or prefers"))
 		} else {
@@ -57,9 +57,11 @@ func ValidatePlacementPolicyArgs(path *field.Path, args *config.PlacementPolicyA
 	return allErrs.ToAggregate()
 }
 
-func validateRuleName(path *field.Path, name string, seen sets.Set[string]) field.ErrorList {
+// validateName checks a rule's or policy's name: a DNS-1123 label, unique;
+// why says what the name is for when it is missing.
+func validateName(path *field.Path, name string, seen sets.Set[string], why string) field.ErrorList {
 	if name == "" {
-		return field.ErrorList{field.Required(path, "every rule is named in the rejections it causes")}
+		return field.ErrorList{field.Required(path, why)}
 	}
 	var allErrs field.ErrorList
 	for _, msg := range validation.IsDNS1123Label(name) {
@@ -72,20 +74,21 @@ func validateRuleName(path *field.Path, name string, seen sets.Set[string]) fiel
 	return allErrs
 }
 
-// validateRulePods checks that the rule selects pods at all: a rule with no
-// pod selection would apply to every pod, which is what NodeAffinity's
-// addedAffinity is for, and is far more often a mistake than an intent.
-func validateRulePods(path *field.Path, r *config.PlacementRule) field.ErrorList {
-	if len(r.Namespaces) == 0 && r.NamespaceSelector == nil && r.PodSelector == nil {
+// validatePodSelection checks that a rule or policy (what) selects pods at
+// all: one with no pod selection would apply to every pod, which is far more
+// often a mistake than an intent (an empty namespaceSelector says "every
+// namespace" on purpose).
+func validatePodSelection(path *field.Path, namespaces []string, nsSelector, podSelector *metav1.LabelSelector, what string) field.ErrorList {
+	if len(namespaces) == 0 && nsSelector == nil && podSelector == nil {
 		return field.ErrorList{field.Required(path,
-			"at least one of namespaces, namespaceSelector and podSelector selects the pods the rule applies to")}
+			"at least one of namespaces, namespaceSelector and podSelector selects the pods the "+what+" applies to")}
 	}
-	allErrs := validateNamespaces(path.Child("namespaces"), r.Namespaces)
-	if r.NamespaceSelector != nil {
-		allErrs = append(allErrs, validateSelector(path.Child("namespaceSelector"), r.NamespaceSelector)...)
+	allErrs := validateNamespaces(path.Child("namespaces"), namespaces)
+	if nsSelector != nil {
+		allErrs = append(allErrs, validateSelector(path.Child("namespaceSelector"), nsSelector)...)
 	}
-	if r.PodSelector != nil {
-		allErrs = append(allErrs, validateSelector(path.Child("podSelector"), r.PodSelector)...)
+	if podSelector != nil {
+		allErrs = append(allErrs, validateSelector(path.Child("podSelector"), podSelector)...)
 	}
 	return allErrs
 }
