@@ -207,3 +207,32 @@ func (e *evaluator) checkSpread(pods []*report.PodResult, s *scenario.NodeSelect
 	}
 	return f
 }
+
+// checkMinOnNodes: at least m.Of(len(pods)) pods are bound to a selected
+// node; the others are listed with where they are.
+func (e *evaluator) checkMinOnNodes(pods []*report.PodResult, s *scenario.NodeSelector, m *scenario.MinOnNodes) *failure {
+	allowed := sets.New(e.selectNodes(s)...)
+	want := m.Of(len(pods))
+	var elsewhere []*report.PodResult
+	for _, p := range pods {
+		if p.Node == "" || !allowed.Has(p.Node) {
+			elsewhere = append(elsewhere, p)
+		}
+	}
+	have := len(pods) - len(elsewhere)
+	if have >= want {
+		return nil
+	}
+	f := &failure{}
+	var names []string
+	for _, p := range elsewhere {
+		where := " -> " + p.Node
+		if p.Node == "" {
+			where = " is pending"
+		}
+		names = append(names, podName(p)+where)
+		f.explain("", p)
+	}
+	f.msg = fmt.Sprintf("%d of %d pods are on %s, want at least %d: %s", have, len(pods), describeNodes(s), want, listed(names))
+	return f
+}

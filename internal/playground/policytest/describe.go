@@ -36,6 +36,8 @@ func Describe(a *scenario.Assertion) string {
 		return fmt.Sprintf("%s on at most %d nodes%s", pods, *a.MaxNodeCount, onNodes(a.Nodes))
 	case a.MaxSpread != nil:
 		return fmt.Sprintf("%s spread at most %d%s", pods, *a.MaxSpread, overNodes(a.Nodes))
+	case a.MinOnNodes != nil:
+		return fmt.Sprintf("%s%s on %s", describeMin(a.MinOnNodes), pods, describeNodes(a.Nodes))
 	case a.SamePlacementsAs != nil:
 		return fmt.Sprintf("%s placed as under %s%s", pods, a.SamePlacementsAs.Config, onNodes(a.Nodes))
 	}
@@ -108,4 +110,16 @@ func describeReject(c *scenario.UnschedulableCheck) string {
 		parts = append(parts, fmt.Sprintf("with %q", c.Message))
 	}
 	return strings.Join(parts, " ")
+}
+
+// describeMin is "at least 3 and 30% of ", "at least 30% of ".
+func describeMin(m *scenario.MinOnNodes) string {
+	var parts []string
+	if m.Count != nil {
+		parts = append(parts, fmt.Sprint(*m.Count))
+	}
+	if m.Percent != nil {
+		parts = append(parts, fmt.Sprintf("%d%%", *m.Percent))
+	}
+	return "at least " + strings.Join(parts, " and ") + " of the "
 }

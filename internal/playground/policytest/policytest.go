@@ -147,6 +147,8 @@ func (e *evaluator) check(a *scenario.Assertion) (string, string) {
 		f = e.checkMaxNodes(pods, a.Nodes, *a.MaxNodeCount)
 	case a.MaxSpread != nil:
 		f = e.checkSpread(pods, a.Nodes, *a.MaxSpread)
+	case a.MinOnNodes != nil:
+		f = e.checkMinOnNodes(pods, a.Nodes, a.MinOnNodes)
 	case a.SamePlacementsAs != nil:
 		f = e.checkSame(a, pods)
 	default:

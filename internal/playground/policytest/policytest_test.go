@@ -205,6 +205,21 @@ func TestEvaluate(t *testing.T) {
 			details: []string{"payments/l2 -> eu-1", "payments/l1 -> eu-1"},
 		},
 		{
+			name: "minOnNodes: the larger of count and percent, pending pods count as elsewhere",
+			expect: `  - {minOnNodes: {percent: 50}, pods: {namespace: payments}, nodes: {matchLabels: {region: eu}}}
+  - {minOnNodes: {count: 3}, pods: {namespace: payments}, nodes: {matchLabels: {region: eu}}}
+  - {minOnNodes: {count: 1, percent: 100}, pods: {namespace: payments}, nodes: {names: [eu-1]}}
+  - {minOnNodes: {count: 1}, pods: {namespace: batch}, nodes: {names: [eu-1]}}`,
+			result: oneInUS,
+			want: []brief{
+				{"at least 50% of the pods in payments on nodes with region=eu", true, ""},
+				{"at least 3 of the pods in payments on nodes with region=eu", false, "2 of 3 pods are on nodes with region=eu, want at least 3: payments/l2 -> us"},
+				{"at least 1 and 100% of the pods in payments on nodes eu-1", false, "1 of 3 pods are on nodes eu-1, want at least 3: payments/l2 -> us, payments/l3 -> eu-2"},
+				{"at least 1 of the pods in batch on nodes eu-1", false, "0 of 1 pods are on nodes eu-1, want at least 1: batch/job is pending"},
+			},
+			details: []string{"payments/l2 -> us"},
+		},
+		{
 			// eu-1 and eu-2 are interchangeable: 2+0 and 0+2 are the
 			// same; old holds a bound pod: a class of its own.
 			name:   "samePlacementsAs: ties between like nodes",

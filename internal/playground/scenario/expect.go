@@ -34,7 +34,7 @@ import (
 // scenario has run (its objects settled and its steps done), which
 // `playground test` checks. It has one check: nodes alone (every selected
 // pod is bound to a selected node), unschedulable, maxPodsPerNode,
-// maxNodes, maxSpread or samePlacementsAs. Pods and Nodes narrow what the check looks
+// maxNodes, maxSpread, minOnNodes or samePlacementsAs. Pods and Nodes narrow what the check looks
 // at; left out, it looks at every pod of the result (not boundPods) and
 // every node of the scenario.
 type Assertion struct {
@@ -60,6 +60,9 @@ type Assertion struct {
 	// MaxSpread: over the selected nodes, the most minus the fewest
 	// selected pods per node is at most this.
 	MaxSpread *int `json:"maxSpread,omitempty"`
+	// MinOnNodes: at least this many of the selected pods are bound to
+	// the selected nodes ("30% of web on on-demand nodes").
+	MinOnNodes *MinOnNodes `json:"minOnNodes,omitempty"`
 	// SamePlacementsAs: the scenario run again under another scheduler
 	// config places the selected pods as this run does (see the README for
 	// what "same" means when the scheduler breaks score ties at random).
@@ -106,6 +109,25 @@ type UnschedulableCheck struct {
 	// unschedulable message: MaintenanceWindow's "maintenance window",
 	// DynamicResources' "cannot allocate all claims".
 	Message string `json:"message,omitempty"`
+}
+
+// MinOnNodes is a minimum number of pods: the larger of Count and Percent
+// of the selected pods (rounded up), never more than the pods.
+type MinOnNodes struct {
+	Count   *int `json:"count,omitempty"`
+	Percent *int `json:"percent,omitempty"`
+}
+
+// Of is the minimum for n selected pods.
+func (m *MinOnNodes) Of(n int) int {
+	want := 0
+	if m.Count != nil {
+		want = *m.Count
+	}
+	if m.Percent != nil {
+		want = max(want, (*m.Percent*n+99)/100)
+	}
+	return min(want, n)
 }
 
 // SameAs names the scheduler config to compare with.
@@ -195,6 +217,10 @@ func validateAssertion(a *Assertion, p *field.Path, refs scenarioRefs) field.Err
 			errs = append(errs, field.Invalid(p.Child(c.name), *c.value, "must not be negative"))
 		}
 	}
+	if m := a.MinOnNodes; m != nil {
+		checks = append(checks, "minOnNodes")
+		errs = append(errs, validateMinOnNodes(m, p, a.Nodes == nil)...)
+	}
 	if a.SamePlacementsAs != nil {
 		checks = append(checks, "samePlacementsAs")
 		if a.SamePlacementsAs.Config == "" {
@@ -205,7 +231,26 @@ func validateAssertion(a *Assertion, p *field.Path, refs scenarioRefs) field.Err
 	case len(checks) > 1:
 		errs = append(errs, field.Invalid(p, strings.Join(checks, ", "), "an assertion has one check: make one assertion per check"))
 	case len(checks) == 0 && a.Nodes == nil:
-		errs = append(errs, field.Required(p, "an assertion needs a check: nodes (alone), unschedulable, maxPodsPerNode, maxNodes, maxSpread or samePlacementsAs"))
+		errs = append(errs, field.Required(p, "an assertion needs a check: nodes (alone), unschedulable, maxPodsPerNode, maxNodes, maxSpread, minOnNodes or samePlacementsAs"))
+	}
+	return errs
+}
+
+// validateMinOnNodes checks the minOnNodes of the assertion at p.
+func validateMinOnNodes(m *MinOnNodes, p *field.Path, noNodes bool) field.ErrorList {
+	var errs field.ErrorList
+	if noNodes {
+		errs = append(errs, field.Required(p.Child("nodes"), "minOnNodes counts the selected pods on these nodes"))
+	}
+	p = p.Child("minOnNodes")
+	if m.Count == nil && m.Percent == nil {
+		errs = append(errs, field.Required(p, "count, percent or both (the larger wins)"))
+	}
+	if m.Count != nil && *m.Count < 0 {
+		errs = append(errs, field.Invalid(p.Child("count"), *m.Count, "must not be negative"))
+	}
+	if m.Percent != nil && (*m.Percent < 0 || *m.Percent > 100) {
+		errs = append(errs, field.Invalid(p.Child("percent"), *m.Percent, "must be in the range 0-100"))
 	}
 	return errs
 }

@@ -55,6 +55,7 @@ func TestDecodeExpect(t *testing.T) {
   - maxPodsPerNode: 12
   - {maxSpread: 0, nodes: {names: [eu-1, eu-2]}}
   - {maxNodes: 1, pods: {namespace: shop}}
+  - {minOnNodes: {percent: 30, count: 2}, nodes: {matchLabels: {capacity: on-demand}}}
   - {samePlacementsAs: {config: other.yaml}, pods: {object: {kind: Deployment, name: web}, namespace: shop}}
   - pods: {matchExpressions: [{key: app, operator: In, values: [web]}]}
     unschedulable: {}`,
@@ -72,7 +73,7 @@ func TestDecodeExpect(t *testing.T) {
 		{
 			name:   "no check",
 			expect: "\n  - {name: nothing, pods: {namespace: shop}}",
-			want:   []string{"s.yaml: expect[0]: Required value: an assertion needs a check: nodes (alone), unschedulable, maxPodsPerNode, maxNodes, maxSpread or samePlacementsAs"},
+			want:   []string{"s.yaml: expect[0]: Required value: an assertion needs a check: nodes (alone), unschedulable, maxPodsPerNode, maxNodes, maxSpread, minOnNodes or samePlacementsAs"},
 		},
 		{
 			name:   "two checks",
@@ -86,6 +87,16 @@ func TestDecodeExpect(t *testing.T) {
 				"s.yaml: expect[0].maxPodsPerNode: Invalid value: -1: must not be negative",
 				"s.yaml: expect[1].maxSpread: Invalid value: -2: must not be negative",
 				"s.yaml: expect[2].maxNodes: Invalid value: -3: must not be negative",
+			},
+		},
+		{
+			name:   "minOnNodes without nodes, a bound or a count",
+			expect: "\n  - {minOnNodes: {percent: 30}}\n  - {minOnNodes: {}, nodes: {names: [eu-1]}}\n  - {minOnNodes: {percent: 130, count: -1}, nodes: {names: [eu-1]}}",
+			want: []string{
+				"s.yaml: expect[0].nodes: Required value: minOnNodes counts the selected pods on these nodes",
+				"s.yaml: expect[1].minOnNodes: Required value: count, percent or both (the larger wins)",
+				"s.yaml: expect[2].minOnNodes.count: Invalid value: -1: must not be negative",
+				"s.yaml: expect[2].minOnNodes.percent: Invalid value: 130: must be in the range 0-100",
 			},
 		},
 		{
