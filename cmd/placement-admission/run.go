@@ -20,25 +20,18 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
-	"regexp"
-	"strconv"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
-	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
-	"k8s.io/kubernetes/pkg/scheduler/apis/config/validation"
 	"sigs.k8s.io/yaml"
 
 	// Registers our plugins' args kinds with the scheduler's scheme.
 	_ "github.com/adminsched/scheduler-plugins/apis/config/scheme"
-	pluginvalidation "github.com/adminsched/scheduler-plugins/apis/config/validation"
 	"github.com/adminsched/scheduler-plugins/internal/filelimit"
 	"github.com/adminsched/scheduler-plugins/internal/pluginnames"
-	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
+	"github.com/adminsched/scheduler-plugins/pkg/admissionpolicy"
 	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy/admission"
 )
 
@@ -47,7 +40,7 @@ import (
 const maxConfigBytes = 1 << 20
 
 func newCommand(stdout, stderr io.Writer) *cobra.Command {
-	var configPath, outputFile, failurePolicy, kubeVersion string
+	var flags admissionpolicy.RenderFlags
 	cmd := &cobra.Command{
 		Use:   "placement-admission --config FILE",
 		Short: "Render PlacementPolicy rules as MutatingAdmissionPolicies that autoscalers can read",
@@ -66,16 +59,13 @@ the pod spec.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			configPath := flags.Config
 			if configPath == "" {
 				return fmt.Errorf("--config is required: the KubeSchedulerConfiguration file whose PlacementPolicy rules to render")
 			}
-			served, err := servedBy(kubeVersion)
+			served, fp, err := flags.Parse()
 			if err != nil {
 				return err
-			}
-			fp := admission.FailurePolicyType(failurePolicy)
-			if fp != admission.Ignore && fp != admission.Fail {
-				return fmt.Errorf("--failure-policy %q: must be %s or %s", failurePolicy, admission.Ignore, admission.Fail)
 			}
 			cfg, err := loadConfig(configPath)
 			if err != nil {
@@ -99,43 +89,13 @@ the pod spec.`,
 			if err := res.WriteYAMLFor(&buf, configPath, served); err != nil {
 				return err
 			}
-			if outputFile == "" {
-				_, err = stdout.Write(buf.Bytes())
-				return err
-			}
-			return os.WriteFile(outputFile, buf.Bytes(), 0o644)
+			return flags.Write(stdout, buf.Bytes())
 		},
 	}
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
-	flags := cmd.Flags()
-	flags.StringVar(&configPath, "config", "", "the KubeSchedulerConfiguration file (as given to kube-scheduler --config)")
-	flags.StringVar(&outputFile, "output-file", "", "write the policies to this file instead of standard output")
-	flags.StringVar(&failurePolicy, "failure-policy", string(admission.Ignore),
-		"what the API server does with a pod when a policy cannot be evaluated: Ignore creates it without the rule's affinity (the scheduler still enforces the rule), Fail refuses it")
-	flags.StringVar(&kubeVersion, "kube-version", kubeversion.String(),
-		"the Kubernetes version of the kube-apiservers the policies are for (1.35 to the newest + 1): 1.36 and later serve them as admissionregistration.k8s.io/v1, 1.35 as v1beta1 behind a feature gate")
+	flags.AddFlags(cmd.Flags(), "creates it without the rule's affinity (the scheduler still enforces the rule)")
 	return cmd
-}
-
-// kubeVersionFlag is what --kube-version takes: 1.36, v1.36 or v1.36.3.
-var kubeVersionFlag = regexp.MustCompile(`^v?1\.([0-9]+)(\.[0-9]+)?$`)
-
-// servedBy reads --kube-version.
-func servedBy(version string) (admission.Served, error) {
-	m := kubeVersionFlag.FindStringSubmatch(version)
-	if m == nil {
-		return admission.Served{}, fmt.Errorf("--kube-version %q: want a Kubernetes version such as 1.36 or v1.36.3", version)
-	}
-	minor, err := strconv.Atoi(m[1])
-	if err != nil {
-		return admission.Served{}, fmt.Errorf("--kube-version %q: %w", version, err)
-	}
-	served, err := admission.ServedBy(minor, kubeversion.Minor)
-	if err != nil {
-		return admission.Served{}, fmt.Errorf("--kube-version %q: %w", version, err)
-	}
-	return served, nil
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -148,54 +108,36 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// loadConfig loads path with the loader kube-scheduler's --config uses (the
-// scheme's strict decoder and defaults), then validates it and our plugins'
-// args, so that what is rendered is what the scheduler would run.
+// loadConfig loads path as kube-scheduler's --config does, with our
+// plugins' args validated (admissionpolicy.LoadConfig), after capping its
+// size, and refuses plugin names the scheduler does not have.
 func loadConfig(path string) (*schedconfig.KubeSchedulerConfiguration, error) {
 	if err := filelimit.CheckSize(path, maxConfigBytes, "scheduler config file"); err != nil {
 		return nil, fmt.Errorf("scheduler config: %w", err)
 	}
-	cfg, err := options.LoadConfigFromFile(klog.Background(), path)
-	if err != nil {
-		return nil, fmt.Errorf("scheduler config %s: %w", path, err)
-	}
-	if err := validation.ValidateKubeSchedulerConfiguration(cfg); err != nil {
-		return nil, fmt.Errorf("scheduler config %s: %w", path, err)
-	}
-	// The file as written (it decoded strictly above), for the field paths
-	// of plugin names the scheduler does not have: a misspelt pluginConfig
-	// name would leave PlacementPolicy without its rules and render none.
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("scheduler config %s: %w", path, err)
-	}
+	return admissionpolicy.LoadConfig(path, checkPluginNames)
+}
+
+// checkPluginNames refuses, with their field paths, plugin names the
+// scheduler does not have (a misspelt pluginConfig name would leave
+// PlacementPolicy without its rules and render none), and args for a plugin
+// its profile does not enable: they reach nothing, and the rules the author
+// meant would not be rendered.
+func checkPluginNames(data []byte) error {
 	var written configv1.KubeSchedulerConfiguration
 	if err := yaml.Unmarshal(data, &written); err != nil {
-		return nil, fmt.Errorf("scheduler config %s: %w", path, err)
+		return err
 	}
 	if errs := pluginnames.Check(&written, pluginnames.Known()); len(errs) > 0 {
-		return nil, fmt.Errorf("scheduler config %s: %w", path, errs.ToAggregate())
+		return errs.ToAggregate()
 	}
-	// Args for a plugin its profile does not enable reach nothing: the
-	// rules the author meant would not be rendered.
 	defaulted, err := pluginnames.DecodeDefaulted(data)
 	if err != nil {
-		return nil, fmt.Errorf("scheduler config %s: %w", path, err)
+		return err
 	}
 	var errs field.ErrorList
 	for _, u := range pluginnames.FindUnused(defaulted, pluginnames.Known()) {
 		errs = append(errs, field.Invalid(u.Path.Child("name"), u.Name, u.Reason()))
 	}
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("scheduler config %s: %w", path, errs.ToAggregate())
-	}
-	for i, prof := range cfg.Profiles {
-		for j, pc := range prof.PluginConfig {
-			p := field.NewPath("profiles").Index(i).Child("pluginConfig").Index(j).Child("args")
-			if err := pluginvalidation.ValidatePluginArgs(p, pc.Name, pc.Args); err != nil {
-				return nil, fmt.Errorf("scheduler config %s: %w", path, err)
-			}
-		}
-	}
-	return cfg, nil
+	return errs.ToAggregate()
 }

@@ -34,6 +34,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
+	"github.com/adminsched/scheduler-plugins/pkg/admissionpolicy"
 	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 )
 
@@ -50,7 +51,7 @@ func TestShippedConfigs(t *testing.T) {
 	if err != nil || len(configs) == 0 {
 		t.Fatalf("no shipped config found: %v", err)
 	}
-	served, err := servedBy(kubeversion.String())
+	served, err := admissionpolicy.ParseKubeVersion(kubeversion.String())
 	if err != nil {
 		t.Fatal(err)
 	}

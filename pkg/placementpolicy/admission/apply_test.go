@@ -29,6 +29,7 @@ import (
 	"k8s.io/klog/v2/ktesting"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
+	"github.com/adminsched/scheduler-plugins/pkg/admissionpolicy"
 	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 )
 
@@ -53,14 +54,14 @@ func TestApplyTwiceAndDelete(t *testing.T) {
 	if err := Apply(ctx, client, render(90)); err != nil {
 		t.Fatalf("second Apply: %v", err)
 	}
-	got, err := mapClient(client).MutatingAdmissionPolicies().Get(ctx, "placementpolicy-spot", metav1.GetOptions{})
+	got, err := admissionpolicy.Client(client).MutatingAdmissionPolicies().Get(ctx, "placementpolicy-spot", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := `{"weight": dyn(90), "preference": dyn({"matchExpressions": variables.requirements})}`; got.Spec.Variables[1].Expression != want {
 		t.Errorf("after the second Apply the preferred term is %s, want %s", got.Spec.Variables[1].Expression, want)
 	}
-	if _, err := mapClient(client).MutatingAdmissionPolicyBindings().Get(ctx, "placementpolicy-spot", metav1.GetOptions{}); err != nil {
+	if _, err := admissionpolicy.Client(client).MutatingAdmissionPolicyBindings().Get(ctx, "placementpolicy-spot", metav1.GetOptions{}); err != nil {
 		t.Errorf("binding: %v", err)
 	}
 	for i := range 2 {
@@ -68,7 +69,7 @@ func TestApplyTwiceAndDelete(t *testing.T) {
 			t.Fatalf("Delete #%d: %v", i+1, err)
 		}
 	}
-	list, err := mapClient(client).MutatingAdmissionPolicies().List(ctx, metav1.ListOptions{})
+	list, err := admissionpolicy.Client(client).MutatingAdmissionPolicies().List(ctx, metav1.ListOptions{})
 	if err != nil || len(list.Items) != 0 {
 		t.Errorf("after Delete: %d policies left (%v)", len(list.Items), err)
 	}
@@ -81,7 +82,7 @@ func TestApplyNotServed(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	client := fake.NewClientset()
 	client.PrependReactor("create", "mutatingadmissionpolicies", func(clienttesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewNotFound(schema.GroupResource{Group: mapGroupVersion.Group, Resource: "mutatingadmissionpolicies"}, "")
+		return true, nil, apierrors.NewNotFound(schema.GroupResource{Group: admissionpolicy.GroupVersion.Group, Resource: "mutatingadmissionpolicies"}, "")
 	})
 	res, err := Render([]ProfileArgs{{SchedulerName: "s", Filter: true, Args: &config.PlacementPolicyArgs{Rules: []config.PlacementRule{regionRule("eu", "a")}}}}, Options{})
 	if err != nil {

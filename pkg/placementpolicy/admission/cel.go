@@ -18,24 +18,24 @@ package admission
 
 import (
 	"strconv"
-	"strings"
 
 	v1 "k8s.io/api/core/v1"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
+	"github.com/adminsched/scheduler-plugins/pkg/admissionpolicy"
 )
 
 // matchConditions select by what selectors cannot: the pod's schedulerName
 // (set to default-scheduler by defaulting, before admission, when the pod
 // names none), and its controller for the DaemonSet exemption (the plugin's
 // podowner.IsDaemonSetPod).
-func (g *ruleGroup) matchConditions() []matchCondition {
-	conds := []matchCondition{{
+func (g *ruleGroup) matchConditions() []admissionpolicy.MatchCondition {
+	conds := []admissionpolicy.MatchCondition{{
 		Name:       "scheduled-by-a-profile-that-runs-the-rule",
-		Expression: "object.spec.schedulerName in " + celStrings(g.schedulerNames),
+		Expression: "object.spec.schedulerName in " + admissionpolicy.CELStrings(g.schedulerNames),
 	}}
 	if g.ignoreDaemonSet {
-		conds = append(conds, matchCondition{
+		conds = append(conds, admissionpolicy.MatchCondition{
 			Name: "not-a-daemonset-pod",
 			Expression: "!has(object.metadata.ownerReferences) || !object.metadata.ownerReferences.exists(r, " +
 				"has(r.controller) && r.controller && r.kind == 'DaemonSet' && r.apiVersion == 'apps/v1')",
@@ -67,7 +67,7 @@ func (g *ruleGroup) patch() string {
 	var field, value, path, whenPresent string
 	if g.rule.Action == config.PlacementRequire {
 		field, path = required, requiredPath
-		value = celMap("nodeSelectorTerms", "["+celMap("matchExpressions", requirementsVar)+"]")
+		value = admissionpolicy.CELMap("nodeSelectorTerms", "["+admissionpolicy.CELMap("matchExpressions", requirementsVar)+"]")
 		// Every term that can match a node is narrowed; an empty term
 		// matches no node and must stay so.
 		term := "'" + requiredPath + "/nodeSelectorTerms/' + string(i) + '/matchExpressions"
@@ -83,9 +83,9 @@ func (g *ruleGroup) patch() string {
 		whenPresent = addAt(preferPath+"/-", termVar)
 	}
 	return "!has(object.spec.affinity)\n" +
-		"  ? " + addAt(affinityPath, celMap("nodeAffinity", celMap(field, value))) + "\n" +
+		"  ? " + addAt(affinityPath, admissionpolicy.CELMap("nodeAffinity", admissionpolicy.CELMap(field, value))) + "\n" +
 		": !has(object.spec.affinity.nodeAffinity)\n" +
-		"  ? " + addAt(nodePath, celMap(field, value)) + "\n" +
+		"  ? " + addAt(nodePath, admissionpolicy.CELMap(field, value)) + "\n" +
 		": !has(object.spec.affinity.nodeAffinity." + field + ")\n" +
 		"  ? " + addAt(path, value) + "\n" +
 		": " + whenPresent + "\n"
@@ -98,65 +98,24 @@ const (
 
 // variables are the rule's node selector requirements, and for a Prefer rule
 // the preferred term that holds them.
-func (g *ruleGroup) variables(reqs []v1.NodeSelectorRequirement) []variable {
-	vars := []variable{{Name: "requirements", Expression: celRequirements(reqs)}}
+func (g *ruleGroup) variables(reqs []v1.NodeSelectorRequirement) []admissionpolicy.Variable {
+	vars := []admissionpolicy.Variable{{Name: "requirements", Expression: admissionpolicy.CELRequirements(reqs)}}
 	if g.rule.Action == config.PlacementPrefer {
-		vars = append(vars, variable{Name: "preferredTerm",
-			Expression: celMap("weight", strconv.Itoa(int(g.rule.Weight)), "preference", celMap("matchExpressions", requirementsVar))})
+		vars = append(vars, admissionpolicy.Variable{Name: "preferredTerm",
+			Expression: admissionpolicy.CELMap("weight", strconv.Itoa(int(g.rule.Weight)), "preference", admissionpolicy.CELMap("matchExpressions", requirementsVar))})
 	}
 	return vars
-}
-
-// celMap writes a CEL map literal of the key/value pairs kv (values already
-// CEL). With several pairs each value is dyn: a literal's values must
-// otherwise share one type.
-func celMap(kv ...string) string {
-	parts := make([]string, 0, len(kv)/2)
-	for i := 0; i+1 < len(kv); i += 2 {
-		v := kv[i+1]
-		if len(kv) > 2 {
-			v = "dyn(" + v + ")"
-		}
-		parts = append(parts, celString(kv[i])+": "+v)
-	}
-	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 // annotate is the JSONPatch expression that appends the rule's name to the
 // pod's AdmittedRulesAnnotation.
 func (g *ruleGroup) annotate() string {
-	key := celString(AdmittedRulesAnnotation)
-	name := celString(g.rule.Name)
+	key := admissionpolicy.CELString(AdmittedRulesAnnotation)
+	name := admissionpolicy.CELString(g.rule.Name)
 	path := "'/metadata/annotations/' + jsonpatch.escapeKey(" + key + ")"
 	return "!has(object.metadata.annotations)\n" +
-		"  ? [JSONPatch{op: 'add', path: '/metadata/annotations', value: " + celMap(AdmittedRulesAnnotation, name) + "}]\n" +
+		"  ? [JSONPatch{op: 'add', path: '/metadata/annotations', value: " + admissionpolicy.CELMap(AdmittedRulesAnnotation, name) + "}]\n" +
 		": !(" + key + " in object.metadata.annotations)\n" +
 		"  ? [JSONPatch{op: 'add', path: " + path + ", value: " + name + "}]\n" +
 		": [JSONPatch{op: 'replace', path: " + path + ", value: object.metadata.annotations[" + key + "] + ',' + " + name + "}]\n"
 }
-
-// celRequirements writes reqs as a CEL list of maps, the shape of a
-// NodeSelectorRequirement in JSON.
-func celRequirements(reqs []v1.NodeSelectorRequirement) string {
-	parts := make([]string, 0, len(reqs))
-	for _, r := range reqs {
-		kv := []string{"key", celString(r.Key), "operator", celString(string(r.Operator))}
-		if len(r.Values) > 0 {
-			kv = append(kv, "values", celStrings(r.Values))
-		}
-		parts = append(parts, celMap(kv...))
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
-}
-
-func celStrings(values []string) string {
-	parts := make([]string, 0, len(values))
-	for _, v := range values {
-		parts = append(parts, celString(v))
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
-}
-
-// celString quotes s as a CEL string literal. CEL takes Go's escapes
-// (\", \\, \n, \xHH, \uHHHH, \UHHHHHHHH), so Go's quoting is a valid one.
-func celString(s string) string { return strconv.Quote(s) }

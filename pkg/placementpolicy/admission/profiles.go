@@ -17,12 +17,10 @@ limitations under the License.
 package admission
 
 import (
-	"fmt"
-	"slices"
-
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
+	"github.com/adminsched/scheduler-plugins/pkg/admissionpolicy"
 )
 
 // ProfileArgs is the PlacementPolicy args of one scheduler profile, and the
@@ -44,40 +42,21 @@ func FromConfig(cfg *schedconfig.KubeSchedulerConfiguration) ([]ProfileArgs, err
 		prof := &cfg.Profiles[i]
 		pa := ProfileArgs{SchedulerName: prof.SchedulerName}
 		if prof.Plugins != nil {
-			pa.Filter = enabledAt(prof.Plugins, prof.Plugins.Filter)
-			pa.Score = enabledAt(prof.Plugins, prof.Plugins.Score)
+			pa.Filter = admissionpolicy.EnabledAt(prof.Plugins, prof.Plugins.Filter, config.PlacementPolicyName)
+			pa.Score = admissionpolicy.EnabledAt(prof.Plugins, prof.Plugins.Score, config.PlacementPolicyName)
 		}
 		if !pa.Filter && !pa.Score {
 			continue
 		}
+		args, found, err := admissionpolicy.ArgsOf[*config.PlacementPolicyArgs](prof, config.PlacementPolicyName)
+		if err != nil {
+			return nil, err
+		}
 		pa.Args = &config.PlacementPolicyArgs{}
-		for _, pc := range prof.PluginConfig {
-			if pc.Name != config.PlacementPolicyName || pc.Args == nil {
-				continue
-			}
-			args, ok := pc.Args.(*config.PlacementPolicyArgs)
-			if !ok {
-				return nil, fmt.Errorf("profile %q: pluginConfig %s: args are %T, want PlacementPolicyArgs", prof.SchedulerName, pc.Name, pc.Args)
-			}
+		if found {
 			pa.Args = args
 		}
 		out = append(out, pa)
 	}
 	return out, nil
-}
-
-// enabledAt reports whether the profile runs PlacementPolicy at the extension
-// point set: named there, or named at multiPoint and not disabled there, which
-// is how the framework expands multiPoint.
-func enabledAt(plugins *schedconfig.Plugins, set schedconfig.PluginSet) bool {
-	has := func(list []schedconfig.Plugin, names ...string) bool {
-		return slices.ContainsFunc(list, func(p schedconfig.Plugin) bool { return slices.Contains(names, p.Name) })
-	}
-	if has(set.Enabled, config.PlacementPolicyName) {
-		return true
-	}
-	if has(set.Disabled, config.PlacementPolicyName, "*") {
-		return false
-	}
-	return has(plugins.MultiPoint.Enabled, config.PlacementPolicyName)
 }

@@ -37,11 +37,11 @@ import (
 	"slices"
 	"strings"
 
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
+	"github.com/adminsched/scheduler-plugins/pkg/admissionpolicy"
 )
 
 const (
@@ -57,12 +57,23 @@ const (
 	// NamePrefix starts the name of every rendered object.
 	NamePrefix = "placementpolicy-"
 
-	managedByLabel = "app.kubernetes.io/managed-by"
-	managedBy      = "placement-admission"
+	nameLabel = admissionpolicy.NamespaceNameLabel
+)
 
-	// nameLabel is the label the API server puts on every namespace, with
-	// its name: how a namespaceSelector selects namespaces by name.
-	nameLabel = "kubernetes.io/metadata.name"
+// renderer names the rendered objects.
+var renderer = admissionpolicy.Renderer{
+	NamePrefix: NamePrefix,
+	ManagedBy:  "placement-admission",
+	CanaryKey:  "placementpolicy.adminsched.io/canary",
+}
+
+// FailurePolicyType is what Options.FailurePolicy takes.
+type FailurePolicyType = admissionpolicy.FailurePolicyType
+
+// The failure policies.
+const (
+	Ignore = admissionpolicy.Ignore
+	Fail   = admissionpolicy.Fail
 )
 
 // Options change how rules are rendered.
@@ -77,8 +88,8 @@ type Options struct {
 // Policy is one rule rendered: the policy and the binding that enables it.
 type Policy struct {
 	Rule    string
-	Policy  *mutatingAdmissionPolicy
-	Binding *mutatingAdmissionPolicyBinding
+	Policy  *admissionpolicy.MutatingAdmissionPolicy
+	Binding *admissionpolicy.MutatingAdmissionPolicyBinding
 }
 
 // Skipped is a rule that is not rendered, and why.
@@ -97,12 +108,11 @@ type Result struct {
 // with the same meaning is rendered once, for all of their schedulerNames;
 // rules of the same name that differ between profiles get a numbered suffix.
 func Render(profiles []ProfileArgs, opts Options) (*Result, error) {
-	if opts.FailurePolicy == "" {
-		opts.FailurePolicy = Ignore
+	fp, err := admissionpolicy.CheckFailurePolicy(opts.FailurePolicy)
+	if err != nil {
+		return nil, err
 	}
-	if opts.FailurePolicy != Ignore && opts.FailurePolicy != Fail {
-		return nil, fmt.Errorf("failure policy %q: must be %s or %s", opts.FailurePolicy, Ignore, Fail)
-	}
+	opts.FailurePolicy = fp
 	groups, err := group(profiles)
 	if err != nil {
 		return nil, err
@@ -120,7 +130,8 @@ func Render(profiles []ProfileArgs, opts Options) (*Result, error) {
 				"a Require rule then keeps no node out and a Prefer rule raises every node alike, which changes no placement"})
 			continue
 		}
-		name := NamePrefix + g.rule.Name
+		// The name without NamePrefix, which the renderer adds.
+		name := g.rule.Name
 		if seen[g.rule.Name] > 1 {
 			counter[g.rule.Name]++
 			name = fmt.Sprintf("%s-%d", name, counter[g.rule.Name])
@@ -206,46 +217,18 @@ func requirements(s *metav1.LabelSelector) []v1.NodeSelectorRequirement {
 }
 
 func (g *ruleGroup) render(name string, reqs []v1.NodeSelectorRequirement, opts Options) Policy {
-	meta := metav1.ObjectMeta{
-		Name:        name,
-		Labels:      map[string]string{RuleLabel: g.rule.Name, managedByLabel: managedBy},
-		Annotations: map[string]string{ProfilesAnnotation: strings.Join(g.schedulerNames, ",")},
-	}
-	fp := opts.FailurePolicy
-	policy := &mutatingAdmissionPolicy{
-		TypeMeta:   metav1.TypeMeta{APIVersion: mapGroupVersion.String(), Kind: "MutatingAdmissionPolicy"},
-		ObjectMeta: meta,
-		Spec: mutatingAdmissionPolicySpec{
-			MatchConstraints: &matchResources{
-				NamespaceSelector: g.namespaceSelector(),
-				ObjectSelector:    g.rule.PodSelector.DeepCopy(),
-				ResourceRules: []namedRuleWithOperations{{RuleWithOperations: admissionv1.RuleWithOperations{
-					// A pod's affinity cannot change once it exists.
-					Operations: []admissionv1.OperationType{admissionv1.Create},
-					Rule: admissionv1.Rule{
-						APIGroups:   []string{""},
-						APIVersions: []string{"v1"},
-						Resources:   []string{"pods"},
-					},
-				}}},
-			},
-			MatchConditions: g.matchConditions(),
-			Variables:       g.variables(reqs),
-			Mutations: []mutation{
-				{PatchType: patchTypeJSONPatch, JSONPatch: &jsonPatch{Expression: g.patch()}},
-				{PatchType: patchTypeJSONPatch, JSONPatch: &jsonPatch{Expression: g.annotate()}},
-			},
-			FailurePolicy: &fp,
-			// Each policy only adds; running it again would add twice.
-			ReinvocationPolicy: admissionv1.NeverReinvocationPolicy,
-		},
-	}
-	binding := &mutatingAdmissionPolicyBinding{
-		TypeMeta:   metav1.TypeMeta{APIVersion: mapGroupVersion.String(), Kind: "MutatingAdmissionPolicyBinding"},
-		ObjectMeta: *meta.DeepCopy(),
-		Spec:       mutatingAdmissionPolicyBindingSpec{PolicyName: name},
-	}
-	return Policy{Rule: g.rule.Name, Policy: policy, Binding: binding}
+	meta := renderer.ObjectMeta(name, map[string]string{RuleLabel: g.rule.Name},
+		map[string]string{ProfilesAnnotation: strings.Join(g.schedulerNames, ",")})
+	pair := admissionpolicy.PodPolicy{
+		Meta:              meta,
+		NamespaceSelector: g.namespaceSelector(),
+		ObjectSelector:    g.rule.PodSelector,
+		MatchConditions:   g.matchConditions(),
+		Variables:         g.variables(reqs),
+		Patches:           []string{g.patch(), g.annotate()},
+		FailurePolicy:     opts.FailurePolicy,
+	}.Render()
+	return Policy{Rule: g.rule.Name, Policy: pair.Policy, Binding: pair.Binding}
 }
 
 // namespaceSelector selects the namespaces the rule applies to: its

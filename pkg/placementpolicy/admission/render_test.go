@@ -28,6 +28,7 @@ import (
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
 	_ "github.com/adminsched/scheduler-plugins/apis/config/scheme"
+	"github.com/adminsched/scheduler-plugins/pkg/admissionpolicy"
 )
 
 func TestFromConfig(t *testing.T) {
@@ -215,13 +216,13 @@ func TestRequirements(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("requirements (-want +got):\n%s", diff)
 	}
-	if got := celRequirements(want[2:4]); got != `[{"key": dyn("c"), "operator": dyn("NotIn"), "values": dyn(["x", "y"])}, {"key": dyn("d"), "operator": dyn("DoesNotExist")}]` {
+	if got := admissionpolicy.CELRequirements(want[2:4]); got != `[{"key": dyn("c"), "operator": dyn("NotIn"), "values": dyn(["x", "y"])}, {"key": dyn("d"), "operator": dyn("DoesNotExist")}]` {
 		t.Errorf("celRequirements = %s", got)
 	}
 }
 
 func TestCELStringEscapes(t *testing.T) {
-	if got, want := celStrings([]string{`a"b`, `c\d`}), `["a\"b", "c\\d"]`; got != want {
+	if got, want := admissionpolicy.CELStrings([]string{`a"b`, `c\d`}), `["a\"b", "c\\d"]`; got != want {
 		t.Errorf("celStrings = %s, want %s", got, want)
 	}
 }

@@ -17,25 +17,18 @@ limitations under the License.
 package admission
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/yaml"
 
+	"github.com/adminsched/scheduler-plugins/pkg/admissionpolicy"
 	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 )
 
 // Objects returns the rendered objects in the order to apply them: each
 // policy before its binding.
-func (r *Result) Objects() []runtime.Object {
-	objs := make([]runtime.Object, 0, 2*len(r.Policies))
-	for _, p := range r.Policies {
-		objs = append(objs, p.Policy, p.Binding)
-	}
-	return objs
-}
+func (r *Result) Objects() []runtime.Object { return admissionpolicy.Objects(r.pairs()) }
 
 // WriteYAML writes the rendered objects as one YAML stream for kubectl
 // apply -f, headed by a comment naming source and listing the rules that
@@ -53,36 +46,16 @@ func (r *Result) WriteYAML(w io.Writer, source string) error {
 // WriteYAMLFor is WriteYAML for an API server that serves the policies at
 // served.Version. Only the apiVersion differs: v1beta1 has v1's fields.
 func (r *Result) WriteYAMLFor(w io.Writer, source string, served Served) error {
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "# MutatingAdmissionPolicies rendered from the PlacementPolicy rules of %s.\n", source)
-	fmt.Fprintf(&buf, "# Regenerate them when the rules change; pods that exist keep the affinity they were admitted with.\n")
-	if served.Enable != "" {
-		fmt.Fprintf(&buf, "# For Kubernetes 1.%d, which serves them as %s with %s.\n", served.Minor, served.Version, served.Enable)
+	header := []string{
+		fmt.Sprintf("MutatingAdmissionPolicies rendered from the PlacementPolicy rules of %s.", source),
+		"Regenerate them when the rules change; pods that exist keep the affinity they were admitted with.",
+		served.Comment(),
 	}
 	for _, s := range r.Skipped {
-		fmt.Fprintf(&buf, "# Rule %q is not rendered: %s.\n", s.Rule, s.Reason)
+		header = append(header, fmt.Sprintf("Rule %q is not rendered: %s.", s.Rule, s.Reason))
 	}
 	if len(r.Policies) == 0 {
-		fmt.Fprintf(&buf, "# No rule to render.\n")
+		header = append(header, "No rule to render.")
 	}
-	for _, obj := range r.Objects() {
-		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-		if err != nil {
-			return err
-		}
-		// An unset timestamp would print as null, which apply ignores
-		// but readers stumble on.
-		if meta, ok := u["metadata"].(map[string]interface{}); ok {
-			delete(meta, "creationTimestamp")
-		}
-		u["apiVersion"] = mapGroupVersion.Group + "/" + served.Version
-		data, err := yaml.Marshal(u)
-		if err != nil {
-			return err
-		}
-		buf.WriteString("---\n")
-		buf.Write(data)
-	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	return admissionpolicy.WriteYAML(w, header, served, r.pairs())
 }
