@@ -140,6 +140,12 @@ func (p *pipeline) runStep(ctx context.Context, st scenario.Step) (settle.Change
 		return change, p.applier.Scale(ctx, st.Scale.ObjectRef, *st.Scale.Replicas)
 	case st.Delete != nil:
 		return change, p.applier.Delete(ctx, *st.Delete)
+	case st.DeleteNodes != nil:
+		deleted, err := p.applier.DeleteNodes(ctx, st.DeleteNodes.Names, st.DeleteNodes.LabelSelector().String())
+		if err == nil {
+			fmt.Fprintf(p.progress, "deleted nodes %s and their pods\n", strings.Join(deleted, ", "))
+		}
+		return change, err
 	case st.Licenses != nil:
 		// Seats released outside the cluster make pods schedulable again.
 		change.Requeued = true

@@ -86,3 +86,28 @@ func checkAnyKind(t *testing.T, runs []report.Run, progress string) {
 		t.Errorf("progress does not say the CRD was waited for:\n%s", progress)
 	}
 }
+
+// checkDeleteNodes: the shipped profile spreads 6 replicas 2/2/2 over od,
+// spot-1 and spot-2; the step deletes both spot nodes and their pods, and
+// the 4 replacements join the 2 on od: 6 pods on od, none elsewhere, and
+// the progress names the deleted nodes.
+func checkDeleteNodes(t *testing.T, runs []report.Run, progress string) {
+	r := runs[0].Result
+	if len(r.Steps) != 1 {
+		t.Fatalf("%d step results, want 1", len(r.Steps))
+	}
+	onOD := 0
+	for _, p := range r.Pods {
+		if p.Node != "od" {
+			t.Errorf("pod %s on %q after the spot nodes were deleted, want od", p.Name, p.Node)
+			continue
+		}
+		onOD++
+	}
+	if onOD != 6 {
+		t.Errorf("%d pods on od, want the 6 replicas", onOD)
+	}
+	if want := "deleted nodes spot-1, spot-2 and their pods"; !strings.Contains(progress, want) {
+		t.Errorf("progress does not say %q:\n%s", want, progress)
+	}
+}

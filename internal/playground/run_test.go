@@ -69,6 +69,7 @@ func TestPlayScenarios(t *testing.T) {
 			configs: []string{consolidationConfig, defaultProfile}, check: checkRebalance},
 		{name: "zero replicas", scenario: "testdata/zero-replicas.yaml", configs: []string{shippedConfig}, timeout: 2 * time.Minute, check: checkZeroReplicas},
 		{name: "any kind", scenario: "testdata/any-kind.yaml", configs: []string{shippedConfig}, check: checkAnyKind},
+		{name: "spot nodes deleted", scenario: "testdata/delete-nodes.yaml", configs: []string{shippedConfig}, check: checkDeleteNodes},
 		{name: "license seats then the default profile", scenario: scenarios + "licenses.yaml",
 			configs: []string{shippedConfig, defaultProfile}, timeout: 2 * time.Minute, needs: &kubeversion.DRAExtendedResource, check: checkLicenses},
 		{name: "seats waiting", scenario: "testdata/seats-waiting.yaml", configs: []string{shippedConfig}, explain: true, needs: &kubeversion.DRAExtendedResource, check: checkSeatsWaiting},

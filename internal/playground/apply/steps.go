@@ -19,6 +19,7 @@ package apply
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,6 +28,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
@@ -96,4 +98,50 @@ func (a *Applier) stepsResource(ctx context.Context, ref workload.ObjectRef) (dy
 		return nil, "", err
 	}
 	return a.resource(m, ref.Namespace)
+}
+
+var (
+	nodesResource = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
+	podsResource  = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+)
+
+// DeleteNodes deletes the nodes that names (when not empty) and selector
+// both select, then every pod bound to them at once (grace period 0). The
+// cluster's pod garbage collector would delete those pods too, but later:
+// deleting them here means the step's settling sees their replacements,
+// not pods still bound to a node that is gone. It returns the nodes
+// deleted, by name; selecting none is an error, since the step would then
+// show nothing.
+func (a *Applier) DeleteNodes(ctx context.Context, names []string, selector string) ([]string, error) {
+	list, err := a.dynamic.Resource(nodesResource).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return nil, fmt.Errorf("listing nodes: %w", err)
+	}
+	var deleted []string
+	for _, n := range list.Items {
+		if len(names) > 0 && !slices.Contains(names, n.GetName()) {
+			continue
+		}
+		if err := a.dynamic.Resource(nodesResource).Delete(ctx, n.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return deleted, fmt.Errorf("deleting node %s: %w", n.GetName(), err)
+		}
+		deleted = append(deleted, n.GetName())
+	}
+	if len(deleted) == 0 {
+		return nil, fmt.Errorf("no node matches: names %v, labels %q", names, selector)
+	}
+	for _, node := range deleted {
+		pods, err := a.dynamic.Resource(podsResource).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
+		if err != nil {
+			return deleted, fmt.Errorf("listing the pods of node %s: %w", node, err)
+		}
+		for _, p := range pods.Items {
+			err := a.dynamic.Resource(podsResource).Namespace(p.GetNamespace()).Delete(ctx, p.GetName(), metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+			if err != nil && !apierrors.IsNotFound(err) {
+				return deleted, fmt.Errorf("deleting pod %s/%s of node %s: %w", p.GetNamespace(), p.GetName(), node, err)
+			}
+		}
+	}
+	klog.FromContext(ctx).V(2).Info("Deleted nodes", "nodes", deleted)
+	return deleted, nil
 }

@@ -165,7 +165,7 @@ func validate(s *Scenario, schedulerNames []string) ([]decoded, field.ErrorList)
 		refs.objects, refs.namespaces = nil, nil
 	}
 	errs = append(errs, validateLicenses(s.Licenses)...)
-	errs = append(errs, validateSteps(s.Steps, refs.objects, s.Licenses)...)
+	errs = append(errs, validateSteps(s.Steps, refs.objects, refs.nodes, s.Licenses)...)
 	return objects, append(errs, validateExpect(s.Expect, s.Config, refs)...)
 }
 

@@ -164,7 +164,7 @@ steps:
 				"steps[1].licenses.checkedOutElsewhere: Invalid value: 3: must be between 0 and the feature's seats, 2",
 				"steps[2].licenses.checkedOutElsewhere: Required value",
 				"steps[3].licenses.feature: Required value",
-				"steps[4]: Invalid value: 2: a step has exactly one of scale, delete, wait, licenses",
+				"steps[4]: Invalid value: 2: a step has exactly one of scale, delete, deleteNodes, wait, licenses",
 			},
 		},
 		{

@@ -19,6 +19,7 @@ package scenario
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -38,6 +39,11 @@ type Step struct {
 	// it (background cascading deletion by the garbage collector), and the
 	// step waits until they are gone.
 	Delete *workload.ObjectRef `json:"delete,omitempty"`
+	// DeleteNodes deletes the nodes it selects (of the scenario or added by
+	// Karpenter) and the pods bound to them, as when a provider reclaims
+	// spot instances: their controllers make new pods, which the step waits
+	// for.
+	DeleteNodes *NodeSelector `json:"deleteNodes,omitempty"`
 	// Wait sleeps, e.g. until a maintenance window opens.
 	Wait *metav1.Duration `json:"wait,omitempty"`
 	// Licenses changes the seats of a feature checked out outside the
@@ -66,6 +72,8 @@ func (st Step) String() string {
 		return fmt.Sprintf("scale %s %s/%s to %d", st.Scale.Kind, st.Scale.Namespace, st.Scale.Name, *st.Scale.Replicas)
 	case st.Delete != nil:
 		return fmt.Sprintf("delete %s %s/%s", st.Delete.Kind, st.Delete.Namespace, st.Delete.Name)
+	case st.DeleteNodes != nil:
+		return "delete " + describeNodeSelector(st.DeleteNodes)
 	case st.Wait != nil:
 		return fmt.Sprintf("wait %v", st.Wait.Duration)
 	case st.Licenses != nil:
@@ -77,7 +85,7 @@ func (st Step) String() string {
 // validateSteps checks that each step is one thing, on an object of the
 // scenario (objects holds their objectKey; nil skips that check) or on a
 // feature of its licenses.
-func validateSteps(steps []Step, objects sets.Set[string], licenses *Licenses) field.ErrorList {
+func validateSteps(steps []Step, objects, nodes sets.Set[string], licenses *Licenses) field.ErrorList {
 	var errs field.ErrorList
 	for i := range steps {
 		st := &steps[i]
@@ -97,6 +105,14 @@ func validateSteps(steps []Step, objects sets.Set[string], licenses *Licenses) f
 			set++
 			errs = append(errs, validateObjectRef(st.Delete, p.Child("delete"), nil, objects)...)
 		}
+		if st.DeleteNodes != nil {
+			set++
+			dp := p.Child("deleteNodes")
+			errs = append(errs, validateNodeSelector(st.DeleteNodes, dp, nodes)...)
+			if len(st.DeleteNodes.Names) == 0 && len(st.DeleteNodes.MatchLabels) == 0 && len(st.DeleteNodes.MatchExpressions) == 0 {
+				errs = append(errs, field.Required(dp, "names or labels of the nodes to delete: an empty selector would delete every node"))
+			}
+		}
 		if st.Wait != nil {
 			set++
 			if st.Wait.Duration <= 0 || st.Wait.Duration > MaxWait {
@@ -108,7 +124,7 @@ func validateSteps(steps []Step, objects sets.Set[string], licenses *Licenses) f
 			errs = append(errs, validateLicensesStep(st.Licenses, licenses, p.Child("licenses"))...)
 		}
 		if set != 1 {
-			errs = append(errs, field.Invalid(p, set, "a step has exactly one of scale, delete, wait, licenses"))
+			errs = append(errs, field.Invalid(p, set, "a step has exactly one of scale, delete, deleteNodes, wait, licenses"))
 		}
 	}
 	return errs
@@ -129,4 +145,16 @@ func validateObjectRef(r *workload.ObjectRef, path *field.Path, tableKinds []str
 		return field.ErrorList{field.NotFound(path.Child("name"), fmt.Sprintf("%s %s/%s is not an object of the scenario", r.Kind, orDefault(r.Namespace), r.Name))}
 	}
 	return nil
+}
+
+// describeNodeSelector is "nodes a, b with k=v", "nodes with k=v".
+func describeNodeSelector(s *NodeSelector) string {
+	d := "nodes"
+	if len(s.Names) > 0 {
+		d += " " + strings.Join(s.Names, ", ")
+	}
+	if sel := s.LabelSelector().String(); sel != "" {
+		d += " with " + sel
+	}
+	return d
 }

@@ -33,7 +33,10 @@ objects:
 steps:
 `
 	tests := []struct{ steps, want string }{
-		{"  - {scale: {kind: Deployment, name: web, replicas: 2}, wait: 1s}", "steps[0]: Invalid value: 2: a step has exactly one of scale, delete, wait"},
+		{"  - {scale: {kind: Deployment, name: web, replicas: 2}, wait: 1s}", "steps[0]: Invalid value: 2: a step has exactly one of scale, delete, deleteNodes, wait"},
+		{"  - deleteNodes: {}", "steps[0].deleteNodes: Required value: names or labels of the nodes to delete: an empty selector would delete every node"},
+		{"  - deleteNodes: {names: [b]}", `steps[0].deleteNodes.names[0]: Not found: "b"`},
+		{"  - deleteNodes: {matchLabels: {'a b': c}}", "steps[0].deleteNodes.matchLabels: Invalid value"},
 		{"  - {}", "steps[0]: Invalid value: 0: a step has exactly one of"},
 		{"  - scale: {kind: Deployment, name: api, replicas: 2}", `steps[0].scale.name: Not found: "Deployment default/api is not an object of the scenario"`},
 		{"  - scale: {kind: DaemonSet, name: web, replicas: 2}", `steps[0].scale.kind: Unsupported value: "DaemonSet"`},
@@ -50,7 +53,7 @@ steps:
 			t.Errorf("%s: error %v, want %q", tt.steps, err, tt.want)
 		}
 	}
-	s, err := decodePlan("s.yaml", []byte(head+"  - scale: {kind: Deployment, name: web, replicas: 3}\n  - delete: {kind: Deployment, name: web}\n  - wait: 1s\n"), nil)
+	s, err := decodePlan("s.yaml", []byte(head+"  - scale: {kind: Deployment, name: web, replicas: 3}\n  - delete: {kind: Deployment, name: web}\n  - wait: 1s\n  - deleteNodes: {names: [a], matchLabels: {spot: \"true\"}}\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +61,7 @@ steps:
 	for _, st := range s.Steps {
 		got = append(got, st.String())
 	}
-	if want := "scale Deployment default/web to 3, delete Deployment default/web, wait 1s"; strings.Join(got, ", ") != want {
+	if want := "scale Deployment default/web to 3, delete Deployment default/web, wait 1s, delete nodes a with spot=true"; strings.Join(got, ", ") != want {
 		t.Errorf("steps %q, want %q", strings.Join(got, ", "), want)
 	}
 }
