@@ -25,6 +25,8 @@ limitations under the License.
 package admissionpolicy
 
 import (
+	"slices"
+
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -116,4 +118,31 @@ func (p PodPolicy) Render() Pair {
 		Spec:       MutatingAdmissionPolicyBindingSpec{PolicyName: p.Meta.Name},
 	}
 	return Pair{Policy: policy, Binding: binding}
+}
+
+// NamespaceSelector selects the namespaces that sel selects, named in names
+// (when not empty), and not in excluded, by NamespaceNameLabel. Nil when
+// all three are empty: every namespace.
+func NamespaceSelector(sel *metav1.LabelSelector, names, excluded []string) *metav1.LabelSelector {
+	s := sel.DeepCopy()
+	add := func(op metav1.LabelSelectorOperator, values []string) {
+		if len(values) == 0 {
+			return
+		}
+		if s == nil {
+			s = &metav1.LabelSelector{}
+		}
+		s.MatchExpressions = append(s.MatchExpressions, metav1.LabelSelectorRequirement{Key: NamespaceNameLabel, Operator: op, Values: slices.Clone(values)})
+	}
+	add(metav1.LabelSelectorOpIn, names)
+	add(metav1.LabelSelectorOpNotIn, excluded)
+	return s
+}
+
+// SortedUnique returns values sorted, without repeats, as a set the
+// rendered objects list in one order whatever the config's.
+func SortedUnique(values []string) []string {
+	out := slices.Clone(values)
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -162,9 +162,7 @@ func group(profiles []ProfileArgs) ([]*ruleGroup, error) {
 		if p.Args == nil {
 			continue
 		}
-		excluded := slices.Clone(p.Args.ExcludedNamespaces)
-		slices.Sort(excluded)
-		excluded = slices.Compact(excluded)
+		excluded := admissionpolicy.SortedUnique(p.Args.ExcludedNamespaces)
 		for _, r := range p.Args.Rules {
 			switch r.Action {
 			case config.PlacementRequire:
@@ -235,17 +233,5 @@ func (g *ruleGroup) render(name string, reqs []v1.NodeSelectorRequirement, opts 
 // namespaceSelector, its namespaces by name, and none of the excluded ones.
 // Nil when the rule selects pods by their labels only.
 func (g *ruleGroup) namespaceSelector() *metav1.LabelSelector {
-	s := g.rule.NamespaceSelector.DeepCopy()
-	add := func(op metav1.LabelSelectorOperator, values []string) {
-		if len(values) == 0 {
-			return
-		}
-		if s == nil {
-			s = &metav1.LabelSelector{}
-		}
-		s.MatchExpressions = append(s.MatchExpressions, metav1.LabelSelectorRequirement{Key: nameLabel, Operator: op, Values: slices.Clone(values)})
-	}
-	add(metav1.LabelSelectorOpIn, g.rule.Namespaces)
-	add(metav1.LabelSelectorOpNotIn, g.excluded)
-	return s
+	return admissionpolicy.NamespaceSelector(g.rule.NamespaceSelector, g.rule.Namespaces, g.excluded)
 }
