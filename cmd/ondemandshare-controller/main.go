@@ -1,0 +1,74 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Command ondemandshare-controller keeps, per workload, the minimum of
+// replicas on on-demand nodes that the OnDemandShare policies of a
+// scheduler's KubeSchedulerConfiguration ask for
+// (kep/46-on-demand-share/README.md, section 6). One subcommand a role:
+//
+//	ondemandshare-controller render --config scheduler-config.yaml | kubectl apply -f -
+//
+// render writes the policies as MutatingAdmissionPolicies that gate and
+// label the pods they select at creation.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+	"k8s.io/component-base/version/verflag"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// newCommand is the root command, which dispatches to the subcommands.
+// Logging flags belong to the subcommands that log: render writes only its
+// output and its errors.
+func newCommand(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "ondemandshare-controller",
+		Short: "Keep a minimum share of each workload's replicas on on-demand nodes",
+		Long: `ondemandshare-controller reads the OnDemandShare policies of a KubeSchedulerConfiguration,
+as kube-scheduler's --config reads it, and keeps, per workload, the minimum of replicas
+on on-demand nodes each policy asks for; the rest may run on spot.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRun: func(*cobra.Command, []string) {
+			verflag.PrintAndExitIfRequested()
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	verflag.AddFlags(root.PersistentFlags())
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(newRenderCommand(stdout, stderr))
+	return root
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	cmd := newCommand(stdout, stderr)
+	cmd.SetArgs(args)
+	if err := cmd.Execute(); err != nil {
+		fmt.Fprintf(stderr, "ondemandshare-controller: %v\n", err)
+		return 1
+	}
+	return 0
+}
