@@ -17,22 +17,28 @@ limitations under the License.
 package admissionpolicy
 
 import (
+	"context"
 	"strings"
 	"testing"
 
-	"github.com/google/cel-go/cel"
+	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/admission"
+	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
+	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/apiserver/pkg/cel/environment"
+	"k8s.io/client-go/kubernetes/scheme"
 )
 
-// TestCELSelects evaluates CELSelects' expression for each selector on
-// label sets (none, empty, and some) and compares with what the selector
+// TestCELSelects evaluates CELSelects' expression, as the API server's
+// admission CEL does, for each selector on the labels of a pod and of its
+// namespace (none, empty, and some), and compares with what the selector
 // itself matches.
 func TestCELSelects(t *testing.T) {
-	env, err := cel.NewEnv(cel.Variable("object", cel.DynType))
-	if err != nil {
-		t.Fatal(err)
-	}
+	compiler := plugincel.NewConditionCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
 	req := func(key string, op metav1.LabelSelectorOperator, values ...string) metav1.LabelSelectorRequirement {
 		return metav1.LabelSelectorRequirement{Key: key, Operator: op, Values: values}
 	}
@@ -52,33 +58,48 @@ func TestCELSelects(t *testing.T) {
 		{"app": "web"}, {"app": "db"}, {"app": "api", "team": "a"},
 		{"app": "web", "tier": "front", "team": "a"}, {"tier": "front", "team": "b", "x/y": ""},
 	}
+	gvk := schema.GroupVersionKind{Version: "v1", Kind: "Pod"}
+	gvr := schema.GroupVersionResource{Version: "v1", Resource: "pods"}
 	for name, sel := range selectors {
-		expr := CELSelects("object.metadata.labels", sel)
-		ast, iss := env.Compile(expr)
-		if iss.Err() != nil {
-			t.Fatalf("%s: %s: %v", name, expr, iss.Err())
-		}
-		prg, err := env.Program(ast)
-		if err != nil {
-			t.Fatal(err)
-		}
 		want := labels.Everything()
 		if sel != nil {
+			var err error
 			if want, err = metav1.LabelSelectorAsSelector(sel); err != nil {
 				t.Fatal(err)
 			}
 		}
-		for _, set := range labelSets {
-			meta := map[string]any{}
-			if set != nil {
-				meta["labels"] = set
+		for _, field := range []string{"object.metadata.labels", "namespaceObject.metadata.labels"} {
+			expr := CELSelects(field, sel)
+			eval := compiler.CompileCondition([]plugincel.ExpressionAccessor{&matchconditions.MatchCondition{Name: "m", Expression: expr}},
+				plugincel.OptionalVariableDeclarations{}, environment.StoredExpressions)
+			if errs := eval.CompilationErrors(); len(errs) > 0 {
+				t.Fatalf("%s: %s: %v", name, expr, errs)
 			}
-			out, _, err := prg.Eval(map[string]any{"object": map[string]any{"metadata": meta}})
-			if err != nil {
-				t.Fatalf("%s on %v: %s: %v", name, set, expr, err)
-			}
-			if got := out.Value() == true; got != want.Matches(labels.Set(set)) {
-				t.Errorf("%s on labels %v: %s is %v, the selector says %v", name, set, expr, got, !got)
+			for _, set := range labelSets {
+				pod := &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns"}}
+				ns := &v1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns"}}
+				if field == "object.metadata.labels" {
+					pod.Labels = set
+				} else {
+					ns.Labels = set
+				}
+				attrs := admission.NewAttributesRecord(pod, nil, gvk, "ns", "p", gvr, "", admission.Create, &metav1.CreateOptions{}, false, nil)
+				versioned, err := admission.NewVersionedAttributes(attrs, gvk, admission.NewObjectInterfacesFromScheme(scheme.Scheme))
+				if err != nil {
+					t.Fatal(err)
+				}
+				results, _, err := eval.ForInput(context.Background(), versioned,
+					plugincel.CreateAdmissionRequest(attrs, metav1.GroupVersionResource(gvr), metav1.GroupVersionKind(gvk)),
+					plugincel.OptionalVariableBindings{}, ns, celconfig.RuntimeCELCostBudget)
+				if err == nil && results[0].Error != nil {
+					err = results[0].Error
+				}
+				if err != nil {
+					t.Fatalf("%s on %v: %s: %v", name, set, expr, err)
+				}
+				if got := results[0].EvalResult.Value() == true; got != want.Matches(labels.Set(set)) {
+					t.Errorf("%s on labels %v: %s is %v, the selector says %v", name, set, expr, got, !got)
+				}
 			}
 		}
 	}
