@@ -39,8 +39,10 @@ var onDemandNodes = []string{"od-1", "od-2"}
 func TestGuard(t *testing.T) {
 	self := webPod("new")
 	tests := []struct {
-		name     string
-		percent  int32
+		name    string
+		percent int32
+		// absent: the informer has not shown the pod yet.
+		absent   bool
 		others   []*v1.Pod
 		assumed  []*v1.Pod
 		wantHeld bool
@@ -50,6 +52,11 @@ func TestGuard(t *testing.T) {
 		{
 			name: "one replica at 30% is on-demand", percent: 30, wantHeld: true,
 			reason: `node(s) are not on-demand: policy "web" has 0/1 replicas on-demand`,
+		},
+		{
+			name: "the informer has not shown the pod yet", percent: 50, absent: true, wantHeld: true,
+			others: []*v1.Pod{webPod("bound-od", on("od-1")), webPod("bound-spot", on("spot-1"))},
+			reason: `node(s) are not on-demand: policy "web" has 1/2 replicas on-demand`,
 		},
 		{
 			name: "under the minimum", percent: 50, wantHeld: true,
@@ -102,6 +109,9 @@ func TestGuard(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			w := defaultWorld(append([]*v1.Pod{self}, tc.others...)...)
+			if tc.absent {
+				w.pods = tc.others
+			}
 			w.assumed = tc.assumed
 			tfw := newTestFramework(t, argsOf(webPolicy(tc.percent)), w)
 			r := tfw.cycle(self)
@@ -128,6 +138,29 @@ func TestGuard(t *testing.T) {
 				t.Errorf("scores (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestWithoutCycleState calls Filter and Score as a profile that enables
+// the plugin without PreFilter and PreScore would: they count for
+// themselves.
+func TestWithoutCycleState(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	held, free := webPod("held"), webPod("free", ownedBy(controllerRef("apps/v1", "StatefulSet", "db", "s-db")))
+	w := defaultWorld(held, free, webPod("db-0", on("od-1"), ownedBy(controllerRef("apps/v1", "StatefulSet", "db", "s-db"))))
+	tfw := newTestFramework(t, argsOf(webPolicy(50)), w)
+	spot, err := tfw.snapshot.NodeInfos().Get("spot-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := tfw.pl.Filter(ctx, nil, held, spot); s.Code() != fwk.UnschedulableAndUnresolvable {
+		t.Errorf("Filter of a held pod on spot: %v, want UnschedulableAndUnresolvable", s)
+	}
+	if s := tfw.pl.Filter(ctx, nil, free, spot); !s.IsSuccess() {
+		t.Errorf("Filter of a free pod on spot: %v, want success", s)
+	}
+	if got, s := tfw.pl.Score(ctx, nil, free, spot); !s.IsSuccess() || got != fwk.MaxNodeScore {
+		t.Errorf("Score of a free pod on spot: %d, %v; want %d", got, s, fwk.MaxNodeScore)
 	}
 }
 
