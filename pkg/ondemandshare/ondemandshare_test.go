@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
+	"k8s.io/kubernetes/pkg/scheduler/framework"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
 	"github.com/adminsched/scheduler-plugins/pkg/ondemandshare/share"
@@ -215,6 +216,29 @@ func TestSkip(t *testing.T) {
 			t.Errorf("a pod in a namespace the namespaceSelector matches was skipped")
 		}
 	})
+}
+
+// TestSkipAllocatesNothing: PreFilter runs for every pod of the profile,
+// most of which no policy selects or are decided.
+func TestSkipAllocatesNothing(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	pods := []*v1.Pod{
+		webPod("decided", decidedAs(share.Spot)),
+		webPod("elsewhere", inNamespace("other")),
+		webPod("api", labelled("app", "api")),
+		webPod("daemon", ownedBy(controllerRef("apps/v1", "DaemonSet", "ds", "ds"))),
+	}
+	tfw := newTestFramework(t, argsOf(webPolicy(50)), defaultWorld(pods...))
+	state := framework.NewCycleState()
+	for _, pod := range pods {
+		if n := testing.AllocsPerRun(50, func() {
+			if _, s := tfw.pl.PreFilter(ctx, state, pod, nil); s.Code() != fwk.Skip {
+				t.Fatalf("%s: PreFilter = %v, want Skip", pod.Name, s)
+			}
+		}); n != 0 {
+			t.Errorf("%s: PreFilter allocates %v times, want 0", pod.Name, n)
+		}
+	}
 }
 
 // TestFirstPolicyByName checks that a pod two policies select counts under

@@ -38,14 +38,6 @@ type Key struct {
 	UID       types.UID
 }
 
-// podControllers are the controllers whose pods a share counts, by group and
-// kind: a kind of another group (a custom Job) is not ours.
-var podControllers = map[schema.GroupKind]config.WorkloadKind{
-	{Group: "apps", Kind: "ReplicaSet"}:  config.WorkloadReplicaSet,
-	{Group: "apps", Kind: "StatefulSet"}: config.WorkloadStatefulSet,
-	{Group: "batch", Kind: "Job"}:        config.WorkloadJob,
-}
-
 // Of returns the workload of pod from its controller ownerRef; false for a
 // pod without a controller or with one of another kind (a DaemonSet, a
 // custom resource).
@@ -68,10 +60,11 @@ func Of(pod *v1.Pod, replicaSets func(namespace, name string) (*appsv1.ReplicaSe
 	if ref == nil {
 		return Key{}, false
 	}
-	kind, ok := podControllers[groupKind(ref)]
-	if !ok {
+	kinds := mayBe[groupKind(ref)]
+	if kinds == nil {
 		return Key{}, false
 	}
+	kind := kinds[0]
 	k := Key{Kind: kind, Namespace: pod.Namespace, Name: ref.Name, UID: ref.UID}
 	if kind != config.WorkloadReplicaSet || replicaSets == nil {
 		return k, true
@@ -98,19 +91,23 @@ func DeploymentOf(rs *appsv1.ReplicaSet) *metav1.OwnerReference {
 
 // MayBe lists the kinds Of can return for pod without reading a lister: a
 // ReplicaSet pod may be a Deployment's. It is nil where Of returns false.
+// The slice is shared and must not be changed: the scheduler asks for every
+// pod, and this way asking allocates nothing.
 func MayBe(pod *v1.Pod) []config.WorkloadKind {
 	ref := metav1.GetControllerOfNoCopy(pod)
 	if ref == nil {
 		return nil
 	}
-	kind, ok := podControllers[groupKind(ref)]
-	switch {
-	case !ok:
-		return nil
-	case kind == config.WorkloadReplicaSet:
-		return []config.WorkloadKind{config.WorkloadReplicaSet, config.WorkloadDeployment}
-	}
-	return []config.WorkloadKind{kind}
+	return mayBe[groupKind(ref)]
+}
+
+// mayBe holds MayBe's answers, by the group and kind of a pod's controller;
+// the first kind is the controller's own. A kind of another group (a custom
+// Job) is not ours.
+var mayBe = map[schema.GroupKind][]config.WorkloadKind{
+	{Group: "apps", Kind: "ReplicaSet"}:  {config.WorkloadReplicaSet, config.WorkloadDeployment},
+	{Group: "apps", Kind: "StatefulSet"}: {config.WorkloadStatefulSet},
+	{Group: "batch", Kind: "Job"}:        {config.WorkloadJob},
 }
 
 func groupKind(ref *metav1.OwnerReference) schema.GroupKind {

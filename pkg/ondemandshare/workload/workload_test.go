@@ -181,3 +181,11 @@ func TestIndexByController(t *testing.T) {
 		})
 	}
 }
+
+// TestMayBeAllocatesNothing: the scheduler asks for every pod it schedules.
+func TestMayBeAllocatesNothing(t *testing.T) {
+	p := pod(ref("apps/v1", "ReplicaSet", "web-1", "rs-uid", true))
+	if n := testing.AllocsPerRun(100, func() { _ = MayBe(p) }); n != 0 {
+		t.Errorf("MayBe allocates %v times per call, want 0", n)
+	}
+}
