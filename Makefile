@@ -38,7 +38,7 @@ LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION)+adminsched
 
 # The playground's engine (internal/playground itself) runs whole scenarios on
 # a fresh cluster per row: it runs with the integration tests.
-UNIT_PKGS := ./apis/... ./pkg/... $(filter-out github.com/adminsched/scheduler-plugins/internal/playground,$(shell $(GO) list ./internal/...)) ./cmd/scheduler/... ./cmd/license-driver/... ./cmd/placement-admission/... ./hack/release-manifests/... ./test/integration/framework/...
+UNIT_PKGS := ./apis/... ./pkg/... $(filter-out github.com/adminsched/scheduler-plugins/internal/playground,$(shell $(GO) list ./internal/...)) ./cmd/scheduler/... ./cmd/license-driver/... ./cmd/placement-admission/... ./cmd/ondemandshare-controller/... ./hack/release-manifests/... ./test/integration/framework/...
 # On an older minor: what ships for it (the plugins, their args, the binaries
 # and the code they share); the playground runs on the newest minor.
 # Without -race there: the race detector runs on the newest minor over the
@@ -47,7 +47,8 @@ UNIT_PKGS := ./apis/... ./pkg/... $(filter-out github.com/adminsched/scheduler-p
 RACE := -race
 ifneq ($(MODFILE),go.mod)
 UNIT_PKGS := ./apis/... ./pkg/... ./internal/pluginnames/... ./internal/schedtrace/... \
-	./internal/licensedriver/... ./cmd/scheduler/... ./cmd/license-driver/... ./cmd/placement-admission/...
+	./internal/licensedriver/... ./internal/controllerrun/... ./cmd/scheduler/... ./cmd/license-driver/... \
+	./cmd/placement-admission/... ./cmd/ondemandshare-controller/...
 RACE :=
 endif
 
@@ -55,10 +56,11 @@ endif
 all: build
 
 .PHONY: build
-build: ## Build bin/kube-scheduler, bin/license-driver and bin/placement-admission.
+build: ## Build bin/kube-scheduler, bin/license-driver, bin/placement-admission and bin/ondemandshare-controller.
 	$(GO) build $(MINOR_FLAGS) -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/kube-scheduler ./cmd/scheduler
 	$(GO) build $(MINOR_FLAGS) -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/license-driver ./cmd/license-driver
 	$(GO) build $(MINOR_FLAGS) -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/placement-admission ./cmd/placement-admission
+	$(GO) build $(MINOR_FLAGS) -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/ondemandshare-controller ./cmd/ondemandshare-controller
 
 IMAGE ?= adminsched/kube-scheduler:$(VERSION)
 DOCKER ?= docker
