@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
+	"github.com/adminsched/scheduler-plugins/internal/controllerrun"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/config"
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/node"
 )
@@ -55,7 +56,7 @@ LM_LICENSE_FILE) in the pod's containers.`,
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.configFile, "config", "", "The LicenseDriverConfiguration file (required); apiVersion, kind and features suffice.")
-	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "Kubeconfig file; empty: the in-cluster configuration.")
+	controllerrun.AddKubeconfigFlag(fs, &f.kubeconfig)
 	fs.StringVar(&f.nodeName, "node-name", os.Getenv("NODE_NAME"), "The node's name (default: the NODE_NAME environment variable), for logs.")
 	fs.StringVar(&f.podUID, "pod-uid", os.Getenv("POD_UID"), "This pod's UID (default: POD_UID); set, it lets the kubelet run old and new plugin side by side during a rolling update.")
 	fs.StringVar(&f.pluginDataDir, "plugin-data-dir", node.DefaultPluginDataDir, "Directory of the DRA socket the kubelet connects to.")
@@ -80,7 +81,7 @@ func runKubeletPlugin(ctx context.Context, f kubeletPluginFlags) error {
 	if err := f.checkDirs(); err != nil {
 		return err
 	}
-	restConfig, err := clientConfig(f.kubeconfig, "license-driver-kubelet-plugin")
+	restConfig, err := controllerrun.ClientConfig(f.kubeconfig, "license-driver-kubelet-plugin")
 	if err != nil {
 		return err
 	}

@@ -18,32 +18,18 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"crypto/tls"
-	"encoding/json"
 	"errors"
-	"io"
-	"net"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
-	authenticationv1 "k8s.io/api/authentication/v1"
-	authorizationv1 "k8s.io/api/authorization/v1"
-	"k8s.io/component-base/metrics"
-	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/component-base/version"
-	"k8s.io/klog/v2/ktesting"
 
 	"github.com/adminsched/scheduler-plugins/internal/licensedriver/node"
 )
@@ -387,140 +373,5 @@ func TestCommandTree(t *testing.T) {
 		if root.PersistentFlags().Lookup(name) == nil {
 			t.Errorf("the root command has no --%s", name)
 		}
-	}
-}
-
-// fakeReviews answers TokenReviews and SubjectAccessReviews as the API
-// server would with these tokens and this RBAC: "reader-token" is
-// prometheus, who may GET /metrics; "other-token" is someone-else, who may
-// not; any other token is not authenticated. It counts the reviews.
-func fakeReviews(t *testing.T) (kubeconfig string, reviews *atomic.Int32) {
-	t.Helper()
-	reviews = &atomic.Int32{}
-	users := map[string]string{"reader-token": "prometheus", "other-token": "someone-else"}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		reviews.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/apis/authentication.k8s.io/v1/tokenreviews":
-			var review authenticationv1.TokenReview
-			if err := json.NewDecoder(r.Body).Decode(&review); err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
-				return
-			}
-			if user, ok := users[review.Spec.Token]; ok {
-				review.Status = authenticationv1.TokenReviewStatus{Authenticated: true, User: authenticationv1.UserInfo{Username: user}}
-			}
-			_ = json.NewEncoder(w).Encode(review)
-		case "/apis/authorization.k8s.io/v1/subjectaccessreviews":
-			var review authorizationv1.SubjectAccessReview
-			if err := json.NewDecoder(r.Body).Decode(&review); err != nil {
-				http.Error(w, err.Error(), http.StatusBadRequest)
-				return
-			}
-			a := review.Spec.NonResourceAttributes
-			review.Status.Allowed = review.Spec.User == "prometheus" && a != nil && a.Path == "/metrics" && a.Verb == "get"
-			_ = json.NewEncoder(w).Encode(review)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return writeFile(t, "kubeconfig", strings.ReplaceAll(unreachableKubeconfig, "https://127.0.0.1:1", srv.URL)), reviews
-}
-
-// TestSecureServing scrapes the controller's secure port as Prometheus and
-// others would: without a token (system:anonymous) and with a token RBAC
-// does not let GET /metrics, refused; with a bad token, unauthenticated;
-// with the reader's token, the metrics. /healthz answers without a token,
-// for the kubelet's probes. The reviews go to --kubeconfig's server.
-func TestSecureServing(t *testing.T) {
-	kubeconfig, reviews := fakeReviews(t)
-	s := newSecureServing()
-	fs := pflag.NewFlagSet("controller", pflag.ContinueOnError)
-	s.addFlags(fs)
-	if err := fs.Parse([]string{"--bind-address=127.0.0.1"}); err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.serving.Listener = l
-	_, ctx := ktesting.NewTestContext(t)
-	ctx, cancel := context.WithCancel(ctx)
-	stopped, err := s.start(ctx, kubeconfig)
-	if err != nil {
-		t.Fatalf("start: %v", err)
-	}
-	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{
-		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, // self-signed in memory
-	}}
-	get := func(path, token string) (int, string) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+l.Addr().String()+path, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatalf("GET %s: %v", path, err)
-		}
-		defer func() { _ = resp.Body.Close() }()
-		body, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(body)
-	}
-	legacyregistry.MustRegister(testCounter)
-	testCounter.Inc()
-	for _, tc := range []struct {
-		name, path, token string
-		code              int
-		body              string
-	}{
-		{"no token", "/metrics", "", http.StatusForbidden, `User \"system:anonymous\" cannot get path \"/metrics\"`},
-		{"a token RBAC does not let scrape", "/metrics", "other-token", http.StatusForbidden, `User \"someone-else\" cannot get path \"/metrics\"`},
-		{"a bad token", "/metrics", "stolen", http.StatusUnauthorized, "Unauthorized"},
-		{"the reader's token", "/metrics", "reader-token", http.StatusOK, "license_driver_test_scrapes_total 1"},
-		{"probe", "/healthz", "", http.StatusOK, "ok"},
-		{"probe /readyz", "/readyz", "", http.StatusOK, "ok"},
-		{"another path", "/debug/pprof/", "reader-token", http.StatusForbidden, `cannot get path \"/debug/pprof/\"`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, body := get(tc.path, tc.token)
-			if code != tc.code || !strings.Contains(body, tc.body) {
-				t.Errorf("GET %s: %d %q, want %d and %q", tc.path, code, body[:min(len(body), 300)], tc.code, tc.body)
-			}
-		})
-	}
-	if reviews.Load() == 0 {
-		t.Errorf("no TokenReview or SubjectAccessReview reached --kubeconfig's server")
-	}
-	cancel()
-	select {
-	case <-stopped:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the secure server did not stop within 30s of cancel")
-	}
-}
-
-var testCounter = metrics.NewCounter(&metrics.CounterOpts{Name: "license_driver_test_scrapes_total", Help: "A metric the test scrapes.", StabilityLevel: metrics.ALPHA})
-
-// TestSecureServingNeedsCredentials: without credentials for the reviews
-// the secure port does not start, rather than treat every caller as
-// anonymous.
-func TestSecureServingNeedsCredentials(t *testing.T) {
-	s := newSecureServing()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.serving.Listener = l
-	_, ctx := ktesting.NewTestContext(t)
-	t.Setenv("KUBERNETES_SERVICE_HOST", "")
-	_, err = s.start(ctx, "")
-	if err == nil || !strings.Contains(err.Error(), "--authentication-kubeconfig") {
-		t.Errorf("start without a kubeconfig, out of a cluster: %v, want an error naming --authentication-kubeconfig", err)
 	}
 }

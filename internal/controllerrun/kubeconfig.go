@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package main
+package controllerrun
 
 import (
 	"errors"
@@ -23,16 +23,22 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-// clientConfig is the client configuration of the file kubeconfig, or the
-// pod's in-cluster one when it is empty. Outside a cluster, client-go's
-// own message ("try setting KUBERNETES_MASTER") sends a user on a
-// workstation the wrong way: this one names the flag, and this shell's
+// AddKubeconfigFlag registers --kubeconfig on fs, for ClientConfig.
+func AddKubeconfigFlag(fs *pflag.FlagSet, kubeconfig *string) {
+	fs.StringVar(kubeconfig, "kubeconfig", "", "Kubeconfig file; empty: the in-cluster configuration.")
+}
+
+// ClientConfig is the client configuration of the file kubeconfig, or the
+// pod's in-cluster one when it is empty, with userAgent. Outside a cluster,
+// client-go's own message ("try setting KUBERNETES_MASTER") sends a user on
+// a workstation the wrong way: this one names the flag, and this shell's
 // $KUBECONFIG, which the binary does not read by itself (as kube-scheduler).
-func clientConfig(kubeconfig, userAgent string) (*rest.Config, error) {
+func ClientConfig(kubeconfig, userAgent string) (*rest.Config, error) {
 	var cfg *rest.Config
 	var err error
 	if kubeconfig != "" {
