@@ -20,12 +20,19 @@ limitations under the License.
 // workload and that slot's capacity class, in one resourceVersion-guarded
 // update that also removes the gate. The pods are the only state: a new
 // controller continues from their slot labels.
+//
+// It also keeps spot from stranding pods (§6e): a spot pod Unschedulable for
+// the policy's spotWaitTimeout is deleted and its slot's next pod decided
+// on-demand (fallback.go); once per recovery interval, fallback pods for
+// which a spot node fits now are evicted back to spot (recovery.go, fit.go).
+// These timers keep a little memory per workload, which a restart loses.
 package controller
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -38,10 +45,12 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	appslisters "k8s.io/client-go/listers/apps/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
 	"github.com/adminsched/scheduler-plugins/pkg/ondemandshare/policy"
@@ -70,6 +79,10 @@ func WithRateLimiter(rl workqueue.TypedRateLimiter[Key]) Option {
 	return func(c *Controller) { c.rateLimiter = rl }
 }
 
+// WithClock replaces the real clock, which times spot waits and recovery
+// intervals (and the workqueue's delays), for tests.
+func WithClock(clk clock.WithTicker) Option { return func(c *Controller) { c.clock = clk } }
+
 // Controller decides gated pods. Build it with New, then call Run once.
 type Controller struct {
 	client      kubernetes.Interface
@@ -84,11 +97,23 @@ type Controller struct {
 	exp         *expectations
 	recorder    Recorder
 	hook        func(Decision)
+	clock       clock.WithTicker
+	state       *states
+	// nodes and bound (bound pods by node) serve recovery; nil when no
+	// policy recovers.
+	nodes        corelisters.NodeLister
+	boundFactory informers.SharedInformerFactory
+	bound        cache.SharedIndexInformer
+	// onWake, for tests, hears when each sync asks to run again (zero:
+	// no timer runs), from the worker, after its writes.
+	onWake func(Key, time.Time)
 }
 
 // New builds a controller for policies. factory provides the ReplicaSets
 // (unfiltered, shareable); the controller watches pods through a factory of
-// its own that lists only pods carrying share.PolicyLabel.
+// its own that lists only pods carrying share.PolicyLabel. When a policy
+// recovers spot, factory also provides the nodes, and the controller watches
+// the bound pods of every namespace.
 func New(client kubernetes.Interface, factory informers.SharedInformerFactory, policies []*policy.Policy, opts ...Option) (*Controller, error) {
 	c := &Controller{
 		client:   client,
@@ -96,6 +121,8 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, p
 		factory:  factory,
 		exp:      newExpectations(),
 		hook:     func(Decision) {},
+		clock:    clock.RealClock{},
+		state:    &states{m: map[Key]*workloadState{}},
 	}
 	for _, p := range policies {
 		c.policies[p.Name] = p
@@ -106,7 +133,7 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, p
 	if c.rateLimiter == nil {
 		c.rateLimiter = workqueue.DefaultTypedControllerRateLimiter[Key]()
 	}
-	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(c.rateLimiter, workqueue.TypedRateLimitingQueueConfig[Key]{Name: "ondemandshare"})
+	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(c.rateLimiter, workqueue.TypedRateLimitingQueueConfig[Key]{Name: "ondemandshare", Clock: c.clock})
 	c.podFactory = informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 		o.LabelSelector = share.PolicyLabel
 	}))
@@ -130,6 +157,11 @@ func New(client kubernetes.Interface, factory informers.SharedInformerFactory, p
 		return nil, fmt.Errorf("ReplicaSet handler: %w", err)
 	}
 	c.synced = []cache.InformerSynced{c.pods.HasSynced, rs.Informer().HasSynced}
+	if slices.ContainsFunc(policies, recoveryOn) {
+		if err := c.watchNodes(factory); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
 }
 
@@ -161,9 +193,13 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	}
 	c.podFactory.Start(ctx.Done())
 	defer c.podFactory.Shutdown()
+	if c.boundFactory != nil {
+		c.boundFactory.Start(ctx.Done())
+		defer c.boundFactory.Shutdown()
+	}
 	c.factory.Start(ctx.Done())
 	if !cache.WaitForCacheSync(ctx.Done(), c.synced...) {
-		return fmt.Errorf("pod and ReplicaSet informers did not sync: %w", context.Cause(ctx))
+		return fmt.Errorf("informers did not sync: %w", context.Cause(ctx))
 	}
 	logger.Info("On-demand share controller started", "policies", len(c.policies), "workers", workers)
 	var wg sync.WaitGroup
@@ -216,21 +252,40 @@ func (c *Controller) enqueue(pod *v1.Pod) {
 }
 
 func (c *Controller) podAdded(obj any) {
-	if pod, ok := obj.(*v1.Pod); ok && hasGate(pod) {
+	if pod, ok := obj.(*v1.Pod); ok && (hasGate(pod) || timed(pod)) {
 		c.enqueue(pod)
 	}
 }
 
+// timed reports whether a decided pod has a timer running: a spot pod not
+// bound yet (its wait), or a fallback pod (its recovery).
+func timed(pod *v1.Pod) bool {
+	return pod.Labels[share.ClassLabel] == string(share.Spot) && pod.Spec.NodeName == "" || pod.Annotations[share.FallbackAnnotation] != ""
+}
+
+// placement is what the timers read of a decided pod: its node and its
+// PodScheduled condition.
+func placement(pod *v1.Pod) string {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == v1.PodScheduled {
+			return fmt.Sprintf("%s/%s/%s/%s", pod.Spec.NodeName, c.Status, c.Reason, c.LastTransitionTime.UTC().Format(time.RFC3339))
+		}
+	}
+	return pod.Spec.NodeName
+}
+
 // podUpdated enqueues a pod that is still gated, one that stopped holding
 // its slot (terminating, finished), one whose controller changed and one
-// whose expected decision arrived.
+// whose expected decision arrived, and a decided pod whose placement the
+// timers read changed.
 func (c *Controller) podUpdated(oldObj, obj any) {
 	old, ok1 := oldObj.(*v1.Pod)
 	pod, ok2 := obj.(*v1.Pod)
 	if !ok1 || !ok2 {
 		return
 	}
-	if hasGate(pod) || isActive(old) != isActive(pod) || controllerUID(old) != controllerUID(pod) || c.observed(old, pod) {
+	if hasGate(pod) || isActive(old) != isActive(pod) || controllerUID(old) != controllerUID(pod) || c.observed(old, pod) ||
+		pod.Labels[share.ClassLabel] != "" && placement(old) != placement(pod) {
 		c.enqueue(pod)
 	}
 }

@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -31,12 +30,6 @@ import (
 	"github.com/adminsched/scheduler-plugins/pkg/ondemandshare/policy"
 	"github.com/adminsched/scheduler-plugins/pkg/ondemandshare/share"
 )
-
-// slotOf is a decided pod's slot, 0 if it has none.
-func slotOf(p *v1.Pod) int32 {
-	s, _ := strconv.ParseInt(p.Labels[share.SlotLabel], 10, 32)
-	return int32(s)
-}
 
 // checkExact asserts that pods, one slot space, hold slots 1..len(pods) once
 // each, each with its slot's class, cost and required affinity, and so

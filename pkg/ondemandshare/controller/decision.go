@@ -19,6 +19,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 
 	v1 "k8s.io/api/core/v1"
@@ -40,6 +41,9 @@ const (
 	// ReasonNotCounted is a Warning: the policy does not count the pod's
 	// workload kind; it is ungated undecided.
 	ReasonNotCounted = "WorkloadKindNotCounted"
+	// ReasonSpotWaitTimeout is a Warning, on a pod decided on-demand
+	// because the spot pod before it in its slot waited too long.
+	ReasonSpotWaitTimeout = "SpotWaitTimeout"
 	// ReasonDecisionRejected is a Warning: the API server refused the
 	// decision; the pod is ungated undecided rather than stranded.
 	ReasonDecisionRejected = "DecisionRejected"
@@ -50,13 +54,15 @@ const FieldManager = "ondemandshare-controller"
 
 // Decision is what the hook hears of each pod the controller ungates. Pod
 // is the pod as it was before the write. Class is empty for a pod ungated
-// without a decision; Reason then says why.
+// without a decision; Reason then says why. Fallback is the value of
+// share.FallbackAnnotation for a pod decided on-demand in place of spot.
 type Decision struct {
 	Workload Key
 	Pod      *v1.Pod
 	Slot     int32
 	Class    share.Class
 	Reason   string
+	Fallback string
 }
 
 // errRetry marks a write that lost a race (Conflict, NotFound): the key is
@@ -94,6 +100,12 @@ func decidedPod(pod *v1.Pod, p *policy.Policy, slot int32, class share.Class, ow
 	return out
 }
 
+// fallbackCost is below the cost of every slot (share.DeletionCost), and
+// still an int32.
+func fallbackCost(slot int32) string {
+	return strconv.FormatInt(max(-int64(slot)-1<<30, math.MinInt32), 10)
+}
+
 func hasToleration(tols []v1.Toleration, t *v1.Toleration) bool {
 	for i := range tols {
 		if tols[i].MatchToleration(t) {
@@ -124,12 +136,19 @@ func (c *Controller) write(ctx context.Context, updated *v1.Pod) error {
 }
 
 // decide writes one pod's decision; false when the API server refused it
-// and the pod was ungated undecided instead.
-func (c *Controller) decide(ctx context.Context, key Key, p *policy.Policy, m member, slot int32, class share.Class, own bool) (bool, error) {
+// and the pod was ungated undecided instead. fb, when set, is the timeout
+// the pod falls back for: it goes on-demand with share.FallbackAnnotation
+// and a deletion cost below every slot's, so scale-down removes it first.
+func (c *Controller) decide(ctx context.Context, key Key, p *policy.Policy, m member, slot int32, class share.Class, own bool, fb *mark) (bool, error) {
 	logger := klog.FromContext(ctx)
 	pod := m.pod
 	c.exp.expect(key, pod.UID, m.space, slot)
-	err := c.write(ctx, decidedPod(pod, p, slot, class, own))
+	out := decidedPod(pod, p, slot, class, own)
+	if fb != nil {
+		out.Annotations[share.FallbackAnnotation] = FallbackSpotTimeout
+		out.Annotations[share.DeletionCostAnnotation] = fallbackCost(slot)
+	}
+	err := c.write(ctx, out)
 	if err != nil {
 		c.exp.drop(key, pod.UID)
 		if !apierrors.IsInvalid(err) {
@@ -139,7 +158,13 @@ func (c *Controller) decide(ctx context.Context, key Key, p *policy.Policy, m me
 	}
 	logger.V(2).Info("Decided pod", "pod", klog.KObj(pod), "slot", slot, "class", class, "ownClass", own)
 	c.recorder.Eventf(pod, nil, v1.EventTypeNormal, ReasonDecided, "Decide", "Slot %d of %s %s: %s (policy %s)", slot, key.Kind, key.Name, class, key.Policy)
-	c.hook(Decision{Workload: key, Pod: pod, Slot: slot, Class: class})
+	d := Decision{Workload: key, Pod: pod, Slot: slot, Class: class}
+	if fb != nil {
+		d.Fallback = FallbackSpotTimeout
+		logger.Info("Decided pod on-demand: the spot pod before it waited too long", "pod", klog.KObj(pod), "slot", slot, "previous", fb.old, "waited", fb.waited)
+		c.recorder.Eventf(pod, nil, v1.EventTypeWarning, ReasonSpotWaitTimeout, "Decide", "Slot %d of %s %s falls back to on-demand: pod %s waited %s for spot (policy %s)", slot, key.Kind, key.Name, fb.old, fb.waited, key.Policy)
+	}
+	c.hook(d)
 	return true, nil
 }
 

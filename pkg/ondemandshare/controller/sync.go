@@ -27,6 +27,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/klog/v2"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
 	"github.com/adminsched/scheduler-plugins/pkg/ondemandshare/policy"
@@ -58,6 +59,16 @@ func (c *Controller) sync(ctx context.Context, key Key) error {
 	case !p.Kinds.Has(config.WorkloadKind(key.Kind)):
 		return c.ungateAll(ctx, key, members, ReasonNotCounted, "policy %s counts %s, not %s", key.Policy, kindList(sets.List(p.Kinds)), key.Kind)
 	}
+	if len(members) == 0 {
+		c.state.drop(key)
+		return nil
+	}
+	st := c.state.get(key)
+	st.prune(members)
+	wake, err := c.expireSpotWaits(ctx, p, st, members)
+	if err != nil {
+		return err
+	}
 	spaces := map[types.UID][]member{}
 	var order []types.UID
 	for _, m := range members {
@@ -68,11 +79,18 @@ func (c *Controller) sync(ctx context.Context, key Key) error {
 	}
 	slices.Sort(order)
 	for _, space := range order {
-		if err := c.decideSpace(ctx, key, p, space, spaces[space]); err != nil {
+		if err := c.decideSpace(ctx, key, p, st, space, spaces[space]); err != nil {
 			return err
 		}
 	}
-	return nil
+	next, err := c.recoverSpot(ctx, p, st, members)
+	if wake = earliest(wake, next); !wake.IsZero() {
+		c.queue.AddAfter(key, wake.Sub(c.clock.Now()))
+	}
+	if c.onWake != nil {
+		c.onWake(key, wake)
+	}
+	return err
 }
 
 // ungateAll ungates every gated pod of a workload no policy counts.
@@ -91,7 +109,7 @@ func (c *Controller) ungateAll(ctx context.Context, key Key, members []member, r
 // each takes its fixed slot (StatefulSet ordinal, Indexed Job index) or the
 // lowest free one, and that slot's class. A pod that requires a class itself
 // takes the lowest free slot of that class.
-func (c *Controller) decideSpace(ctx context.Context, key Key, p *policy.Policy, space types.UID, members []member) error {
+func (c *Controller) decideSpace(ctx context.Context, key Key, p *policy.Policy, st *workloadState, space types.UID, members []member) error {
 	taken := map[int32]bool{}
 	var gated []member
 	for _, m := range members {
@@ -124,9 +142,14 @@ func (c *Controller) decideSpace(ctx context.Context, key Key, p *policy.Policy,
 		if hasOwn {
 			class = own
 		}
-		ok, err := c.decide(ctx, key, p, m, slot, class, hasOwn)
+		k := slotKey{space, slot}
+		fb, class := st.fallbackOf(klog.FromContext(ctx), m.pod, k, class, hasOwn)
+		ok, err := c.decide(ctx, key, p, m, slot, class, hasOwn, fb)
 		if err != nil {
 			return err
+		}
+		if ok {
+			st.decided(m.pod.UID, k, class)
 		}
 		taken[slot] = taken[slot] || ok
 	}

@@ -17,6 +17,8 @@ limitations under the License.
 package controller
 
 import (
+	"math"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -143,4 +145,52 @@ func TestExpectations(t *testing.T) {
 	if e.len() != 0 || len(e.m) != 0 {
 		t.Errorf("drop left %v", e.m)
 	}
+}
+
+// TestAsSpot: the spot form of an on-demand decision undoes exactly what
+// the decision added: the single term it created, or the requirements it
+// appended to each non-empty term (an empty term stays as it was).
+func TestAsSpot(t *testing.T) {
+	p := compiled(t, config.CapacityAKS)
+	onDemand, _ := p.Requirements(share.OnDemand)
+	spot, tols := p.Requirements(share.Spot)
+	zone := req("topology.kubernetes.io/zone", v1.NodeSelectorOpIn, "a")
+	for name, tc := range map[string]struct{ pod, want *v1.Pod }{
+		"no terms": {pod: &v1.Pod{}, want: withTerms(spot)},
+		"terms":    {pod: withTerms([]v1.NodeSelectorRequirement{zone}, nil), want: withTerms(append([]v1.NodeSelectorRequirement{zone}, spot...), nil)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			decided := decidedPod(tc.pod, p, 2, share.OnDemand, false)
+			got := asSpot(p, decided)
+			if diff := cmp.Diff(tc.want.Spec.Affinity, got.Spec.Affinity); diff != "" {
+				t.Errorf("affinity (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(append(decided.Spec.Tolerations, tols...), got.Spec.Tolerations); diff != "" {
+				t.Errorf("tolerations (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(requiredOf(tc.pod), requiredOf(preDecision(decided, onDemand))); diff != "" {
+				t.Errorf("preDecision (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestFallbackCost: below every slot's cost, and an int32.
+func TestFallbackCost(t *testing.T) {
+	for _, slot := range []int32{1, 2, 1 << 30, math.MaxInt32} {
+		got, err := strconv.ParseInt(fallbackCost(slot), 10, 32)
+		if err != nil {
+			t.Errorf("slot %d: %v", slot, err)
+		}
+		if last, _ := strconv.ParseInt(share.DeletionCost(1<<30-1), 10, 32); got >= last {
+			t.Errorf("slot %d: cost %d is not below %d", slot, got, last)
+		}
+	}
+}
+
+func requiredOf(p *v1.Pod) *v1.NodeSelector {
+	if a := p.Spec.Affinity; a != nil && a.NodeAffinity != nil {
+		return a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	}
+	return nil
 }
