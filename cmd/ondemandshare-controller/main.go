@@ -20,9 +20,11 @@ limitations under the License.
 // (kep/46-on-demand-share/README.md, section 6). One subcommand a role:
 //
 //	ondemandshare-controller render --config scheduler-config.yaml | kubectl apply -f -
+//	ondemandshare-controller run --config scheduler-config.yaml
 //
 // render writes the policies as MutatingAdmissionPolicies that gate and
-// label the pods they select at creation.
+// label the pods they select at creation; run decides those pods' capacity
+// class (a Deployment, leader-elected).
 package main
 
 import (
@@ -39,8 +41,8 @@ func main() {
 }
 
 // newCommand is the root command, which dispatches to the subcommands.
-// Logging flags belong to the subcommands that log: render writes only its
-// output and its errors.
+// Logging flags belong to the subcommands that log (run): render writes
+// only its output and its errors.
 func newCommand(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "ondemandshare-controller",
@@ -59,7 +61,7 @@ on on-demand nodes each policy asks for; the rest may run on spot.`,
 	verflag.AddFlags(root.PersistentFlags())
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRenderCommand(stdout, stderr))
+	root.AddCommand(newRenderCommand(stdout, stderr), newRunCommand())
 	return root
 }
 

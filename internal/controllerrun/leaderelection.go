@@ -49,7 +49,7 @@ type LeaderElection struct {
 // AddFlags registers the --leader-elect* flags on fs, with
 // defaultLeaseName as the default of --leader-elect-resource-name.
 func (l *LeaderElection) AddFlags(fs *pflag.FlagSet, defaultLeaseName string) {
-	fs.BoolVar(&l.Enabled, "leader-elect", true, "Elect a leader among the replicas with a Lease, so that one publishes at a time.")
+	fs.BoolVar(&l.Enabled, "leader-elect", true, "Elect a leader among the replicas with a Lease, so that one replica acts at a time.")
 	fs.StringVar(&l.Namespace, "leader-elect-resource-namespace", "", "Namespace of the Lease; empty: the POD_NAMESPACE environment variable, else kube-system.")
 	fs.StringVar(&l.Name, "leader-elect-resource-name", defaultLeaseName, "Name of the Lease.")
 	fs.DurationVar(&l.LeaseDuration, "leader-elect-lease-duration", 15*time.Second, "How long a non-leader waits after the last renewal before taking over.")
