@@ -20,7 +20,6 @@ import (
 	"errors"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,6 +29,7 @@ import (
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
 	"github.com/adminsched/scheduler-plugins/pkg/ondemandshare/share"
+	"github.com/adminsched/scheduler-plugins/pkg/ondemandshare/workload"
 )
 
 // Key names one workload of one policy: the unit the workqueue hands to a
@@ -107,20 +107,12 @@ func (c *Controller) keyOf(pod *v1.Pod) (Key, bool) {
 	k.Kind, k.Name = kindOf(ref), ref.Name
 	if k.Kind == string(config.WorkloadReplicaSet) {
 		if rs, err := c.rsLister.ReplicaSets(pod.Namespace).Get(ref.Name); err == nil && rs.UID == ref.UID {
-			if d := deploymentOf(rs); d != nil {
+			if d := workload.DeploymentOf(rs); d != nil {
 				k.Kind, k.Name = string(config.WorkloadDeployment), d.Name
 			}
 		}
 	}
 	return k, true
-}
-
-func deploymentOf(rs *appsv1.ReplicaSet) *metav1.OwnerReference {
-	ref := metav1.GetControllerOfNoCopy(rs)
-	if ref != nil && kindOf(ref) == string(config.WorkloadDeployment) {
-		return ref
-	}
-	return nil
 }
 
 // member is a pod of a workload and its slot space: the controller's UID
@@ -144,7 +136,7 @@ func (c *Controller) membersOf(key Key) ([]member, *Key, error) {
 		}
 		var out []member
 		for _, rs := range rss {
-			if d := deploymentOf(rs); d != nil && d.Name == key.Name {
+			if d := workload.DeploymentOf(rs); d != nil && d.Name == key.Name {
 				out = c.appendPods(out, key, string(config.WorkloadReplicaSet), rs.Name, rs.UID)
 			}
 		}
@@ -160,7 +152,7 @@ func (c *Controller) membersOf(key Key) ([]member, *Key, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		if d := deploymentOf(rs); d != nil {
+		if d := workload.DeploymentOf(rs); d != nil {
 			return nil, &Key{Policy: key.Policy, Namespace: key.Namespace, Kind: string(config.WorkloadDeployment), Name: d.Name}, nil
 		}
 		return c.appendPods(nil, key, key.Kind, key.Name, rs.UID), nil, nil
