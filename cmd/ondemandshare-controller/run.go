@@ -93,6 +93,7 @@ func runController(ctx context.Context, f runFlags) error {
 	}
 	recorder, shutdown := controllerrun.NewEventRecorder(ctx, client, "ondemandshare-controller")
 	defer shutdown()
+	controller.RegisterMetrics()
 	if f.httpAddress != "" {
 		if err := controllerrun.ServeHTTP(ctx, f.httpAddress); err != nil {
 			return err

@@ -164,6 +164,7 @@ func (c *Controller) decide(ctx context.Context, key Key, p *policy.Policy, m me
 		logger.Info("Decided pod on-demand: the spot pod before it waited too long", "pod", klog.KObj(pod), "slot", slot, "previous", fb.old, "waited", fb.waited)
 		c.recorder.Eventf(pod, nil, v1.EventTypeWarning, ReasonSpotWaitTimeout, "Decide", "Slot %d of %s %s falls back to on-demand: pod %s waited %s for spot (policy %s)", slot, key.Kind, key.Name, fb.old, fb.waited, key.Policy)
 	}
+	countDecision(d)
 	c.hook(d)
 	return true, nil
 }
@@ -178,6 +179,8 @@ func (c *Controller) ungate(ctx context.Context, key Key, pod *v1.Pod, reason, f
 	note := fmt.Sprintf(format, args...)
 	klog.FromContext(ctx).Info("Ungated pod without a decision", "pod", klog.KObj(pod), "reason", reason, "detail", note)
 	c.recorder.Eventf(pod, nil, v1.EventTypeWarning, reason, "Ungate", "Ungated without an on-demand share decision: %s", note)
-	c.hook(Decision{Workload: key, Pod: pod, Reason: reason})
+	d := Decision{Workload: key, Pod: pod, Reason: reason}
+	countDecision(d)
+	c.hook(d)
 	return nil
 }

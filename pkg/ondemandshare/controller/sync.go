@@ -61,8 +61,10 @@ func (c *Controller) sync(ctx context.Context, key Key) error {
 	}
 	if len(members) == 0 {
 		c.state.drop(key)
+		forgetShare(key)
 		return nil
 	}
+	recordShare(key, p.Required, members)
 	st := c.state.get(key)
 	st.prune(members)
 	wake, err := c.expireSpotWaits(ctx, p, st, members)
