@@ -50,7 +50,7 @@ func TestLoggingStart(t *testing.T) {
 	if err := cmd.ExecuteContext(parent); err != nil {
 		t.Fatalf("Execute: %v", err)
 	}
-	if !klog.V(3).Enabled() {
+	if !klog.FromContext(started).V(3).Enabled() {
 		t.Errorf("-v=3 did not apply")
 	}
 	// The flags' logger, not the caller's.
