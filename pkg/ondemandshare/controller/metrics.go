@@ -35,25 +35,24 @@ var (
 		Help:           "Pods the controller ungated, by policy and decided class (\"\" for a pod ungated without a decision) and fallback (spot-timeout for an on-demand pod that replaces a spot pod which waited too long).",
 		StabilityLevel: metrics.ALPHA,
 	}, []string{"policy", "class", "fallback"})
-	workloadReplicas = metrics.NewGaugeVec(&metrics.GaugeOpts{
-		Subsystem:      subsystem,
-		Name:           "workload_replicas",
-		Help:           "Live pods of a workload the controller counts, as of its last sync of the workload.",
-		StabilityLevel: metrics.ALPHA,
-	}, []string{"policy", "namespace", "workload"})
-	workloadOnDemand = metrics.NewGaugeVec(&metrics.GaugeOpts{
-		Subsystem:      subsystem,
-		Name:           "workload_on_demand_replicas",
-		Help:           "Live pods of a workload decided on-demand, as of the controller's last sync of the workload.",
-		StabilityLevel: metrics.ALPHA,
-	}, []string{"policy", "namespace", "workload"})
-	workloadRequired = metrics.NewGaugeVec(&metrics.GaugeOpts{
-		Subsystem:      subsystem,
-		Name:           "workload_required_on_demand_replicas",
-		Help:           "The policy's minimum on demand for the workload's live pods. Below it for minutes means the decisions did not hold (see doc/monitoring.md).",
-		StabilityLevel: metrics.ALPHA,
-	}, []string{"policy", "namespace", "workload"})
+	workloadReplicas = workloadGauge("workload_replicas",
+		"Live pods of a workload the controller counts, as of its last sync of the workload.")
+	workloadOnDemand = workloadGauge("workload_on_demand_replicas",
+		"Live pods of a workload decided on-demand, as of the controller's last sync of the workload.")
+	workloadRequired = workloadGauge("workload_required_on_demand_replicas",
+		"The policy's minimum on demand for the workload's live pods. Below it for minutes means the decisions did not hold (see doc/monitoring.md).")
 )
+
+// workloadGauge is a per-workload gauge: one series per policy, namespace
+// and workload, dropped by forgetShare.
+func workloadGauge(name, help string) *metrics.GaugeVec {
+	return metrics.NewGaugeVec(&metrics.GaugeOpts{
+		Subsystem:      subsystem,
+		Name:           name,
+		Help:           help,
+		StabilityLevel: metrics.ALPHA,
+	}, []string{"policy", "namespace", "workload"})
+}
 
 var registerOnce sync.Once
 
