@@ -164,10 +164,11 @@ playground-test: envtest playground ## With KUBE_MINOR=<older minor>: bin/playgr
 # the minor's, without tags.
 RELEASE_TREE := $(CURDIR)/_output/release-$(KUBE_MINOR)/tree
 .PHONY: release-test
+# The release tree's pkg tests include the admission renderers', which run
+# the minor's own API server (KUBEBUILDER_ASSETS).
 release-test: envtest ## With KUBE_MINOR=<older minor>: its release tree builds, passes the plugins' tests and is importable.
 	@test -n "$(KUBE_MINOR)" || { echo "release-test needs KUBE_MINOR=<one of $(OLDER_MINORS)>"; exit 1; }
 	hack/release-minor.sh $(KUBE_MINOR) $(RELEASE_TREE)
-	# The admission renderers' tests run the minor's own API server.
 	cd $(RELEASE_TREE) && $(GO) build ./... && KUBEBUILDER_ASSETS=$(BIN_DIR) $(GO) test -count=1 ./apis/... ./pkg/...
 	hack/verify-importer.sh $(RELEASE_TREE)
 
