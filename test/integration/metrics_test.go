@@ -303,19 +303,27 @@ func TestMetrics(t *testing.T) {
 	t.Run("dashboard and alert series", func(t *testing.T) {
 		queries := append(dashboardQueries(t, readDashboard(t)), ruleQueries(t, renderChart(t, "adminsched-system", monitoringOn...))...)
 		// The framework records plugin execution times in 10% of the
-		// cycles: schedule pods until it has recorded one of ours (at most
-		// 100 more, which all miss it with probability 0.9^100).
+		// cycles, and buffers them for up to a second before /metrics has
+		// them: schedule pods 10 at a time until it has recorded one of
+		// ours, waiting out a flush after each batch (at most 200 pods,
+		// which all miss it with probability 0.9^200).
 		ours := selector{metric: "scheduler_plugin_execution_duration_seconds_bucket",
 			matchers: []matcher{{label: "plugin", op: "=~", value: "NodeLessPods|PlacementPolicy|MaintenanceWindow"}}}
-		for batch := 0; s.missingSeries(ours) != "" && batch < 10; batch++ {
+		for batch := 0; s.missingSeries(ours) != "" && batch < 20; batch++ {
 			var names []string
 			for i := range 10 {
 				names = append(names, tc.createPod(tc.poolPod(fmt.Sprintf("filler-%d-%d", batch, i), "plain", nil)).Name)
 			}
 			tc.waitScheduled(names...)
-			var err error
-			if s, _, err = scrapeMetrics(tc.ctx, port, token); err != nil {
-				t.Fatal(err)
+			for deadline := time.Now().Add(2500 * time.Millisecond); ; {
+				var err error
+				if s, _, err = scrapeMetrics(tc.ctx, port, token); err != nil {
+					t.Fatal(err)
+				}
+				if s.missingSeries(ours) == "" || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(250 * time.Millisecond)
 			}
 		}
 		dead, err := s.deadQueries(queries)
