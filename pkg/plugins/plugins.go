@@ -28,6 +28,7 @@ import (
 
 	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow"
 	"github.com/adminsched/scheduler-plugins/pkg/nodelesspods"
+	"github.com/adminsched/scheduler-plugins/pkg/ondemandshare"
 	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy"
 )
 
@@ -49,6 +50,7 @@ func All() []Plugin {
 		{Name: nodelesspods.Name, Factory: nodelesspods.New, Type: (*nodelesspods.NodeLessPods)(nil)},
 		{Name: placementpolicy.Name, Factory: placementpolicy.New, Type: (*placementpolicy.PlacementPolicy)(nil)},
 		{Name: maintenancewindow.Name, Factory: maintenancewindow.New, Type: (*maintenancewindow.MaintenanceWindow)(nil)},
+		{Name: ondemandshare.Name, Factory: ondemandshare.New, Type: (*ondemandshare.OnDemandShare)(nil)},
 	}
 }
 
