@@ -37,6 +37,9 @@ type runFlags struct {
 	leaderElection         controllerrun.LeaderElection
 	httpAddress            string
 	workers                int
+	// applyAdmissionPolicies: the leader applies the policies it renders
+	// from the config, and deletes those it applied that the config dropped.
+	applyAdmissionPolicies bool
 }
 
 func newRunCommand() *cobra.Command {
@@ -66,6 +69,7 @@ a new leader rebuilds it from the API server.`,
 	f.leaderElection.AddFlags(fs, "ondemandshare-controller")
 	controllerrun.AddHTTPAddressFlag(fs, &f.httpAddress)
 	fs.IntVar(&f.workers, "workers", 4, "How many workloads are decided at once; one workload is never decided by two workers.")
+	fs.BoolVar(&f.applyAdmissionPolicies, "apply-admission-policies", false, "Once leader, server-side apply the MutatingAdmissionPolicies that render writes for --config, and delete those this command applied that --config no longer has.")
 	_ = cmd.MarkFlagRequired("config")
 	return controllerrun.WithSecureServing(cmd, "ondemandshare-controller")
 }
@@ -79,7 +83,7 @@ func runController(ctx context.Context, f runFlags) error {
 			return err
 		}
 	}
-	policies, err := loadPolicies(f.configFile)
+	policies, rendered, err := loadPolicies(f.configFile)
 	if err != nil {
 		return err
 	}
@@ -100,6 +104,11 @@ func runController(ctx context.Context, f runFlags) error {
 		}
 	}
 	run := controllerrun.StopQuietly(func(ctx context.Context) error {
+		if f.applyAdmissionPolicies {
+			if err := applyPolicies(ctx, client, rendered); err != nil {
+				return err
+			}
+		}
 		factory := informers.NewSharedInformerFactory(client, 0)
 		c, err := controller.New(client, factory, policies)
 		if err != nil {
@@ -117,26 +126,28 @@ func runController(ctx context.Context, f runFlags) error {
 }
 
 // loadPolicies returns the policies of every profile of the scheduler
-// config at path. Render checks that a policy several profiles hold means
-// the same in each, so the first profile's copy stands for all.
-func loadPolicies(path string) ([]*policy.Policy, error) {
+// config at path, and their admission policies as render writes them.
+// Render checks that a policy several profiles hold means the same in each,
+// so the first profile's copy stands for all.
+func loadPolicies(path string) ([]*policy.Policy, *admission.Result, error) {
 	cfg, err := loadConfig(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	profiles, err := admission.FromConfig(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("scheduler config %s: %w", path, err)
+		return nil, nil, fmt.Errorf("scheduler config %s: %w", path, err)
 	}
-	if _, err := admission.Render(profiles, admission.Options{}); err != nil {
-		return nil, fmt.Errorf("scheduler config %s: %w", path, err)
+	rendered, err := admission.Render(profiles, admission.Options{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("scheduler config %s: %w", path, err)
 	}
 	var out []*policy.Policy
 	seen := map[string]bool{}
 	for _, p := range profiles {
 		compiled, err := policy.Compile(p.Args)
 		if err != nil {
-			return nil, fmt.Errorf("scheduler config %s: profile %s: %w", path, p.SchedulerName, err)
+			return nil, nil, fmt.Errorf("scheduler config %s: profile %s: %w", path, p.SchedulerName, err)
 		}
 		for _, c := range compiled {
 			if !seen[c.Name] {
@@ -146,7 +157,7 @@ func loadPolicies(path string) ([]*policy.Policy, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("scheduler config %s: no profile holds OnDemandShare policies: nothing to decide", path)
+		return nil, nil, fmt.Errorf("scheduler config %s: no profile holds OnDemandShare policies: nothing to decide", path)
 	}
-	return out, nil
+	return out, rendered, nil
 }

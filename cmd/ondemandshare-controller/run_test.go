@@ -28,6 +28,7 @@ import (
 	"github.com/spf13/pflag"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -92,7 +93,7 @@ func leaderElectionDefaults(t *testing.T) controllerrun.LeaderElection {
 
 // TestLoadPolicies: a policy two profiles hold is one policy.
 func TestLoadPolicies(t *testing.T) {
-	policies, err := loadPolicies("testdata/scheduler-config.yaml")
+	policies, _, err := loadPolicies("testdata/scheduler-config.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,9 +106,11 @@ func TestLoadPolicies(t *testing.T) {
 	}
 }
 
-// TestRunDecides runs the command against a real control plane with the
-// rendered admission policies applied: the Deployment controller's 4 pods
-// are gated at creation, and the run decides them, 2 on-demand at 50%.
+// TestRunDecides runs the command against a real control plane with
+// --apply-admission-policies: once leader, it applies the policies render
+// writes for its config and deletes one it applied for an earlier config;
+// then the Deployment controller's 4 pods are gated at creation, and the run
+// decides them, 2 on-demand at 50%.
 func TestRunDecides(t *testing.T) {
 	assets, err := localcluster.AssetsFromEnv("../../bin")
 	if err != nil {
@@ -132,31 +135,45 @@ profiles:
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := loadConfig(configPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	profiles, err := admission.FromConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := admission.Render(profiles, admission.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := admissionpolicy.Apply(ctx, client, res.Pairs()); err != nil {
-		t.Fatal(err)
-	}
-	if err := admission.Renderer.WaitInForce(ctx, client, "default", time.Minute); err != nil {
-		t.Fatal(err)
+	// A policy an earlier config had, which the run must delete, and one it
+	// does not own (no policy label, as WaitInForce's canary), which it
+	// must keep.
+	stale := admission.Renderer.ObjectMeta("gone", map[string]string{share.PolicyLabel: "gone"}, nil)
+	foreign := admission.Renderer.ObjectMeta("canary-x", nil, nil)
+	for _, meta := range []metav1.ObjectMeta{stale, foreign} {
+		pair := admissionpolicy.PodPolicy{Meta: meta, Patches: []string{"true ? [] : [JSONPatch{op: 'test', path: '/kind', value: 'Pod'}]"}, FailurePolicy: admissionpolicy.Ignore}.Render()
+		if err := admissionpolicy.Apply(ctx, client, []admissionpolicy.Pair{pair}); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	done := make(chan error, 1)
 	go func() {
-		done <- runController(ctx, runFlags{configFile: configPath, kubeconfig: cp.KubeconfigPath, workers: 2})
+		f := runFlags{configFile: configPath, kubeconfig: cp.KubeconfigPath, workers: 2, applyAdmissionPolicies: true}
+		f.leaderElection = leaderElectionDefaults(t)
+		f.leaderElection.Namespace = "default"
+		done <- runController(ctx, f)
 	}()
+	api := admissionpolicy.Client(client)
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		b, err := api.MutatingAdmissionPolicyBindings().Get(ctx, "ondemandshare-web", metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		_, err = api.MutatingAdmissionPolicies().Get(ctx, stale.Name, metav1.GetOptions{})
+		return appliedBy(b.ManagedFields, "ondemandshare-controller") && apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		t.Fatalf("the leader did not server-side apply ondemandshare-web and delete %s: %v", stale.Name, err)
+	}
+	if _, err := api.MutatingAdmissionPolicies().Get(ctx, foreign.Name, metav1.GetOptions{}); err != nil {
+		t.Errorf("the run deleted %s, which it does not own: %v", foreign.Name, err)
+	}
+	if err := admission.Renderer.WaitInForce(ctx, client, "default", time.Minute); err != nil {
+		t.Fatal(err)
+	}
 
 	labels := map[string]string{"app": "web"}
 	d := &appsv1.Deployment{
@@ -201,4 +218,14 @@ profiles:
 	case <-time.After(30 * time.Second):
 		t.Error("run did not return 30s after its context ended")
 	}
+}
+
+// appliedBy reports whether manager server-side applied the object.
+func appliedBy(fields []metav1.ManagedFieldsEntry, manager string) bool {
+	for _, f := range fields {
+		if f.Manager == manager && f.Operation == metav1.ManagedFieldsOperationApply {
+			return true
+		}
+	}
+	return false
 }
