@@ -185,7 +185,7 @@ func (c *Controller) expire(ctx context.Context, p *policy.Policy, st *workloadS
 	}
 	st.deleted[uid] = true
 	slot := slotOf(pod)
-	st.marks[slotKey{m.space, slot}] = mark{old: pod.Name, waited: waited}
+	st.marks[slotKey{m.space, slot}] = mark{old: pod.Name, waited: waited.Round(time.Second)}
 	logger := klog.FromContext(ctx)
 	if st.recovered[uid] {
 		delete(st.recovered, uid)
