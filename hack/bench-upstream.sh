@@ -28,7 +28,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
 ROUNDS=${ROUNDS:-5}
-PROFILES=${PROFILES:-"default all NodeLessPods PlacementPolicy MaintenanceWindow MaintenanceWindowOn1pct"}
+PROFILES=${PROFILES:-"default all NodeLessPods PlacementPolicy MaintenanceWindow MaintenanceWindowOn1pct OnDemandShare"}
 WORKLOADS=${WORKLOADS:-"misc/SchedulingBasic/5000Nodes_10000Pods"}
 OUT=${OUT:-_output/bench-upstream/$(date -u +%Y%m%dT%H%M%SZ)}
 GO=${GO:-go}
