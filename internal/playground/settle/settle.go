@@ -38,6 +38,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
+	"github.com/adminsched/scheduler-plugins/pkg/ondemandshare/share"
 )
 
 // state is what a target has of pods, and whether it is settled.
@@ -48,8 +49,17 @@ type state struct {
 	// Wants says why it is not settled, for the timeout error.
 	Wants string
 	// pending and unschedulable count Pods neither bound nor unschedulable,
-	// and unschedulable.
-	pending, unschedulable int
+	// and unschedulable; gated those of pending that wait for the
+	// OnDemandShare controller's decision.
+	pending, unschedulable, gated int
+}
+
+// awaitsDecision reports whether pod still carries the OnDemandShare gate:
+// the controller has yet to decide its capacity class and ungate it, after
+// which the scheduler tries it. Whatever its conditions say, it is not
+// settled.
+func awaitsDecision(pod *corev1.Pod) bool {
+	return slices.ContainsFunc(pod.Spec.SchedulingGates, func(g corev1.PodSchedulingGate) bool { return g.Name == share.SchedulingGate })
 }
 
 // rule decides for the kinds whose controllers have their own notion of
@@ -113,6 +123,9 @@ func settle(gk schema.GroupKind, obj runtime.Object, owned []*corev1.Pod) state 
 		s.Pods = append(s.Pods, p)
 		switch {
 		case workload.Bound(p):
+		case awaitsDecision(p):
+			s.pending++
+			s.gated++
 		case workload.Unschedulable(p):
 			s.unschedulable++
 		default:
@@ -146,10 +159,18 @@ func settle(gk schema.GroupKind, obj runtime.Object, owned []*corev1.Pod) state 
 	return s
 }
 
+// gatedText is ", N awaiting the OnDemandShare decision", or "".
+func (s *state) gatedText() string {
+	if s.gated == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %d awaiting the OnDemandShare decision", s.gated)
+}
+
 // settleReplicas: the controller saw the object's last change and made the
 // pods it wants (or stopped, orderedStop), each bound or unschedulable.
 func settleReplicas(s *state, observed bool, wanted int, orderedStop bool) {
-	s.Wants = fmt.Sprintf("%d pods, has %d (%d pending)", wanted, len(s.Pods), s.pending)
+	s.Wants = fmt.Sprintf("%d pods, has %d (%d pending%s)", wanted, len(s.Pods), s.pending, s.gatedText())
 	if !observed {
 		s.Wants += ", its controller has not seen its last change"
 	}
@@ -206,7 +227,7 @@ func settleJob(job *batchv1.Job, s *state) {
 // status.observedGeneration, saw its last change, and every pod it owns is
 // bound or unschedulable.
 func settleOther(obj runtime.Object, s *state) {
-	s.Wants = fmt.Sprintf("its %d pods bound or unschedulable (%d pending)", len(s.Pods), s.pending)
+	s.Wants = fmt.Sprintf("its %d pods bound or unschedulable (%d pending%s)", len(s.Pods), s.pending, s.gatedText())
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		s.Wants = fmt.Sprintf("an object with metadata: %v", err)

@@ -29,6 +29,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
+
+	"github.com/adminsched/scheduler-plugins/pkg/ondemandshare/share"
 )
 
 type verdict struct {
@@ -46,6 +48,12 @@ func TestSettle(t *testing.T) {
 	unsched := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "u"}, Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{
 		Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}}}}
 	deleting := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "d", DeletionTimestamp: &metav1.Time{Time: time.Now()}}, Spec: corev1.PodSpec{NodeName: "n1"}}
+	// gated waits for the OnDemandShare controller, even with a stale
+	// Unschedulable condition; kueued carries another gate only.
+	gated := unsched.DeepCopy()
+	gated.Name, gated.Spec.SchedulingGates = "g", []corev1.PodSchedulingGate{{Name: "example.com/other"}, {Name: share.SchedulingGate}}
+	kueued := pending.DeepCopy()
+	kueued.Name, kueued.Spec.SchedulingGates = "k", []corev1.PodSchedulingGate{{Name: "example.com/other"}}
 	succeeded := bound.DeepCopy()
 	succeeded.Name, succeeded.Status.Phase = "s", corev1.PodSucceeded
 	rs := func(replicas int32, observed bool) *appsv1.ReplicaSet {
@@ -127,6 +135,9 @@ func TestSettle(t *testing.T) {
 		{"all replicas", rsGK, rs(2, true), pods(unsched, bound), verdict{true, []string{"b", "u"}, "2 pods, has 2 (0 pending)"}},
 		{"a replica missing", rsGK, rs(3, true), pods(bound, unsched), verdict{false, []string{"b", "u"}, "3 pods, has 2 (0 pending)"}},
 		{"a replica pending", rsGK, rs(2, true), pods(bound, pending), verdict{false, []string{"b", "p"}, "2 pods, has 2 (1 pending)"}},
+		{"a replica awaiting the OnDemandShare decision", rsGK, rs(2, true), pods(bound, gated), verdict{false, []string{"b", "g"},
+			"2 pods, has 2 (1 pending, 1 awaiting the OnDemandShare decision)"}},
+		{"a replica gated by another", rsGK, rs(2, true), pods(bound, kueued), verdict{false, []string{"b", "k"}, "2 pods, has 2 (1 pending)"}},
 		{"change not observed", rsGK, rs(2, false), pods(bound, unsched), verdict{false, []string{"b", "u"},
 			"2 pods, has 2 (0 pending), its controller has not seen its last change"}},
 		{"a replica being deleted", rsGK, rs(1, true), pods(bound, deleting), verdict{false, []string{"b"}, "1 pods being deleted"}},

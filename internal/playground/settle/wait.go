@@ -152,7 +152,7 @@ func (w *Watcher) evaluate(targets []workload.Target, stores map[schema.GroupVer
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.evaluations++
-	total, bound, unschedulable := 0, 0, 0
+	total, bound, unschedulable, gated := 0, 0, 0, 0
 	var pending []string
 	for i, t := range targets {
 		// The cache's version first: the object read after it is at
@@ -163,15 +163,10 @@ func (w *Watcher) evaluate(targets []workload.Target, stores map[schema.GroupVer
 		if bars != nil && !bars[i].catchUp(storeRV, obj) {
 			st.Settled, st.Wants = false, bars[i].wants()
 		}
-		for _, p := range st.Pods {
-			total++
-			switch {
-			case workload.Bound(p):
-				bound++
-			case workload.Unschedulable(p):
-				unschedulable++
-			}
-		}
+		total += len(st.Pods)
+		bound += len(st.Pods) - st.pending - st.unschedulable
+		unschedulable += st.unschedulable
+		gated += st.gated
 		if !st.Settled {
 			pending = append(pending, fmt.Sprintf("%s (wants %s)", t, st.Wants))
 		}
@@ -179,6 +174,9 @@ func (w *Watcher) evaluate(targets []workload.Target, stores map[schema.GroupVer
 	line := fmt.Sprintf("scheduled %d/%d pods", bound, total)
 	if unschedulable > 0 {
 		line += fmt.Sprintf(", %d unschedulable", unschedulable)
+	}
+	if gated > 0 {
+		line += fmt.Sprintf(", %d awaiting the OnDemandShare decision", gated)
 	}
 	if progress != nil && line != w.lastProgress && total > 0 {
 		fmt.Fprintln(progress, line)
