@@ -111,13 +111,14 @@ func pluginEntries(t testing.TB, source string, cfg *configv1.KubeSchedulerConfi
 }
 
 // TestInstallComponentsRender renders manifests/install with each
-// component, with both in either order, and through
+// component, with placementpolicy and maintenancewindow in either order,
+// each alone and both before ondemandshare (which goes last), and through
 // examples/install-all-plugins, and checks what the components change: the
 // ConfigMap's profile gains the component's plugin, weight and args, and
 // keeps the base's NodeLessPods and lease; every other object is the base's
-// (the components need no RBAC of their own); both components give the same
-// objects in either order, so the two copies of the three-plugin config
-// cannot drift apart.
+// (the components need no RBAC of their own); the same components give the
+// same objects in either order, so the copies of a combined config cannot
+// drift apart, and each plugin's args are those of its component alone.
 func TestInstallComponentsRender(t *testing.T) {
 	base := kustomize(t, installDir)
 	baseConfig := renderedConfig(t, "manifests/install", base)
@@ -126,20 +127,32 @@ func TestInstallComponentsRender(t *testing.T) {
 		t.Fatalf("manifests/install enables %v, want %v: adapt the test", baseEnabled, want)
 	}
 	const (
-		pp = "PlacementPolicy/5"
-		mw = "MaintenanceWindow/2"
+		pp  = "PlacementPolicy/5"
+		mw  = "MaintenanceWindow/2"
+		ods = "OnDemandShare/2"
 	)
 	type rendering struct {
 		source  string
 		objs    []*unstructured.Unstructured
 		enabled []string
 	}
+	with := func(components ...string) rendering {
+		return rendering{strings.Join(components, "+"), kustomizeWithComponents(t, components...), nil}
+	}
+	enabling := func(r rendering, enabled ...string) rendering { r.enabled = enabled; return r }
 	renderings := []rendering{
-		{"placementpolicy", kustomizeWithComponents(t, "placementpolicy"), []string{pp}},
-		{"maintenancewindow", kustomizeWithComponents(t, "maintenancewindow"), []string{mw}},
-		{"placementpolicy+maintenancewindow", kustomizeWithComponents(t, "placementpolicy", "maintenancewindow"), []string{pp, mw}},
-		{"maintenancewindow+placementpolicy", kustomizeWithComponents(t, "maintenancewindow", "placementpolicy"), []string{pp, mw}},
-		{"examples/install-all-plugins", kustomize(t, allPluginsOverlay), []string{pp, mw}},
+		enabling(with("placementpolicy"), pp),
+		enabling(with("maintenancewindow"), mw),
+		enabling(with("ondemandshare"), ods),
+		enabling(with("placementpolicy", "ondemandshare"), pp, ods),
+		enabling(with("maintenancewindow", "ondemandshare"), mw, ods),
+		// Consecutive renderings that enable the same plugins must give
+		// the same objects: the components in either order.
+		enabling(with("placementpolicy", "maintenancewindow"), pp, mw),
+		enabling(with("maintenancewindow", "placementpolicy"), pp, mw),
+		enabling(with("placementpolicy", "maintenancewindow", "ondemandshare"), pp, mw, ods),
+		enabling(with("maintenancewindow", "placementpolicy", "ondemandshare"), pp, mw, ods),
+		{"examples/install-all-plugins", kustomize(t, allPluginsOverlay), []string{pp, mw, ods}},
 	}
 	// The args of each plugin, as its own component sets them.
 	componentArgs := map[string]any{}
@@ -183,10 +196,13 @@ func TestInstallComponentsRender(t *testing.T) {
 			}
 		}
 	}
-	both := renderings[2]
-	for _, r := range renderings[3:] {
-		if diff := cmp.Diff(objectMaps(both.objs), objectMaps(r.objs)); diff != "" {
-			t.Errorf("%s renders other objects than %s (-%s +%s):\n%s", r.source, both.source, both.source, r.source, diff)
+	for i, r := range renderings[1:] {
+		first := renderings[i]
+		if !slices.Equal(first.enabled, r.enabled) {
+			continue
+		}
+		if diff := cmp.Diff(objectMaps(first.objs), objectMaps(r.objs)); diff != "" {
+			t.Errorf("%s renders other objects than %s (-%s +%s):\n%s", r.source, first.source, first.source, r.source, diff)
 		}
 	}
 }
@@ -207,7 +223,9 @@ func objectMaps(objs []*unstructured.Unstructured) []map[string]any {
 // of a namespace labelled data-residency=eu (the PlacementPolicy
 // component's example rule) and three of an unlabelled one are created in
 // turn: PlacementPolicy keeps the first off us-free, MaintenanceWindow keeps
-// all off eu-open, and both together put the first three on eu-free.
+// all off eu-open, and both together put the first three on eu-free; with
+// the ondemandshare component too, the guard's informers run with the
+// ServiceAccount's token and the same placements hold.
 func TestInstallComponents(t *testing.T) {
 	for _, c := range []struct {
 		name       string
@@ -218,6 +236,10 @@ func TestInstallComponents(t *testing.T) {
 		{"placementpolicy", []string{"placementpolicy"}, []string{"eu-open", "eu-free"}, []string{"eu-open", "eu-free", "us-free"}},
 		{"maintenancewindow", []string{"maintenancewindow"}, []string{"eu-free", "us-free"}, []string{"eu-free", "us-free"}},
 		{"both", []string{"placementpolicy", "maintenancewindow"}, []string{"eu-free"}, []string{"eu-free", "us-free"}},
+		// OnDemandShare's example policy selects no pod here (a namespace
+		// label, and bare pods have no workload): its informers run with
+		// the ServiceAccount's token, and it changes no placement.
+		{"all", []string{"placementpolicy", "maintenancewindow", "ondemandshare"}, []string{"eu-free"}, []string{"eu-free", "us-free"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tc := newTestContext(t)
