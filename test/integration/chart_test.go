@@ -445,6 +445,7 @@ func TestChartSchemaPluginNames(t *testing.T) {
 	if missing, extra := nameDiff(plugins.Names(), argsRules); len(missing)+len(extra) > 0 {
 		t.Errorf("%s definitions.pluginConfig.items.allOf (args rules by plugin name): missing %q, extra %q (want pkg/plugins' plugins)", file, missing, extra)
 	}
+	checkOnDemandShareArgsSchema(t)
 
 	// The extension points: the fields of KubeSchedulerConfiguration's
 	// Plugins in the pinned k8s.io/kube-scheduler.
@@ -507,6 +508,10 @@ func TestChartBadValues(t *testing.T) {
 			[]string{"/plugins", "scoring"}},
 		{"an unknown top-level value", []string{"--set", "replica=3"},
 			[]string{"replica"}},
+		{"an OnDemandShare policy above 100 percent", []string{"--set-json", `pluginConfig=[{"name":"OnDemandShare","args":{"policies":[{"name":"web","namespaces":["shop"],"minOnDemandPercent":150}]}}]`},
+			[]string{"/pluginConfig/0/args/policies/0/minOnDemandPercent"}},
+		{"an unknown OnDemandShare policy field", []string{"--set-json", `pluginConfig=[{"name":"OnDemandShare","args":{"policies":[{"name":"web","namespaces":["shop"],"minOnDemand":1}]}}]`},
+			[]string{"/pluginConfig/0/args/policies/0", "minOnDemand"}},
 		{"a PlacementPolicy rule with a bad action", []string{"--set-json", `pluginConfig=[{"name":"PlacementPolicy","args":{"rules":[{"name":"r","action":"Avoid"}]}}]`},
 			[]string{"/pluginConfig/0/args/rules/0/action"}},
 		{"replicas as a string", []string{"--set-string", "replicas=two"},
