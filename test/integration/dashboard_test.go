@@ -39,6 +39,30 @@ var licenseDriverAlerts = []string{"LicenseSeatHeldTwice", "LicenseFeatureOverLi
 // licenseDriverMetricsFile defines the license driver controller's metrics.
 const licenseDriverMetricsFile = "../../internal/licensedriver/controller/metrics.go"
 
+// onDemandShareAlerts are the alerts on the OnDemandShare controller's
+// metrics, rendered last, with the controller.
+var onDemandShareAlerts = []string{"OnDemandShareBelowMinimum"}
+
+// onDemandShareMetricsFiles define the OnDemandShare controller's metrics
+// and the guard plugin's.
+var onDemandShareMetricsFiles = []string{"../../pkg/ondemandshare/controller/metrics.go", "../../pkg/ondemandshare/metrics.go"}
+
+// onDemandShareMetrics returns the names of the metrics the OnDemandShare
+// controller and guard plugin define, read from their source as
+// licenseDriverMetrics reads the driver's (the workload gauges are made by
+// workloadGauge("<Name>", ...)). The controller is another binary than the
+// scheduler TestMetrics scrapes, and the plugin's counter has no series
+// until a pod goes undecided: the queries on them are checked against the
+// definitions.
+func onDemandShareMetrics(t testing.TB) []string {
+	t.Helper()
+	var names []string
+	for _, file := range onDemandShareMetricsFiles {
+		names = append(names, definedMetrics(t, file, `workloadGauge\("([a-z_]+)"`)...)
+	}
+	return names
+}
+
 // licenseDriverMetrics returns the names of the metrics the license driver
 // controller defines, read from its source: <subsystem>_<Name> of each
 // metric there. TestMetrics checks the scheduler's alerts against a scrape
@@ -46,20 +70,30 @@ const licenseDriverMetricsFile = "../../internal/licensedriver/controller/metric
 // is raised, so its alerts are checked against the definitions.
 func licenseDriverMetrics(t testing.TB) []string {
 	t.Helper()
-	data, err := os.ReadFile(licenseDriverMetricsFile)
+	return definedMetrics(t, licenseDriverMetricsFile)
+}
+
+// definedMetrics returns <subsystem>_<Name> of each metric file defines,
+// by its Subsystem and Name fields or by the first group of a pattern of
+// more.
+func definedMetrics(t testing.TB, file string, more ...string) []string {
+	t.Helper()
+	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sub := regexp.MustCompile(`(?m)^const subsystem = "([a-z_]+)"$`).FindSubmatch(data)
 	if sub == nil {
-		t.Fatalf("%s: no const subsystem", licenseDriverMetricsFile)
+		t.Fatalf("%s: no const subsystem", file)
 	}
 	var names []string
-	for _, m := range regexp.MustCompile(`Subsystem:\s+subsystem,\s+Name:\s+"([a-z_]+)"`).FindAllSubmatch(data, -1) {
-		names = append(names, string(sub[1])+"_"+string(m[1]))
+	for _, pattern := range append([]string{`Subsystem:\s+subsystem,\s+Name:\s+"([a-z_]+)"`}, more...) {
+		for _, m := range regexp.MustCompile(pattern).FindAllSubmatch(data, -1) {
+			names = append(names, string(sub[1])+"_"+string(m[1]))
+		}
 	}
 	if len(names) == 0 {
-		t.Fatalf("%s: no metric definition found", licenseDriverMetricsFile)
+		t.Fatalf("%s: no metric definition found", file)
 	}
 	return names
 }
@@ -158,6 +192,34 @@ func TestDashboardDeadQueryReported(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("dead queries (-want, +got):\n%s", diff)
+	}
+}
+
+// TestDashboardDefinedQueries: the OnDemandShare queries are taken out of
+// the scrape check and a metric their source does not define is reported;
+// the dashboard's own OnDemandShare queries all select defined metrics.
+func TestDashboardDefinedQueries(t *testing.T) {
+	qs := []query{
+		{"panel fine", `max(ondemandshare_workload_on_demand_replicas{job=~"$job"})`},
+		{"panel renamed", `sum(rate(ondemandshare_decided_total{job=~"$job"}[5m]))`},
+		{"panel scheduler", `scheduler_pending_pods{job=~"$job"}`},
+	}
+	rest, undefined, err := definedQueries(qs, "ondemandshare_", onDemandShareMetrics(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rest) != 1 || rest[0].source != "panel scheduler" {
+		t.Errorf("left for the scrape: %v, want panel scheduler alone", rest)
+	}
+	if diff := cmp.Diff([]string{"panel renamed: ondemandshare_decided_total is not defined"}, undefined); diff != "" {
+		t.Errorf("undefined (-want, +got):\n%s", diff)
+	}
+	rest, undefined, err = definedQueries(dashboardQueries(t, readDashboard(t)), "ondemandshare_", onDemandShareMetrics(t))
+	if err != nil || len(undefined) > 0 {
+		t.Errorf("the dashboard's OnDemandShare queries: %v %v", err, undefined)
+	}
+	if taken := len(dashboardQueries(t, readDashboard(t))) - len(rest); taken != 4 {
+		t.Errorf("%d dashboard queries select OnDemandShare metrics, want 4 (the OnDemandShare row)", taken)
 	}
 }
 
@@ -313,6 +375,7 @@ func TestDashboardChart(t *testing.T) {
 		}
 		doc := readMonitoringDoc(t)
 		driverMetrics := licenseDriverMetrics(t)
+		odsMetrics := onDemandShareMetrics(t)
 		var names []string
 		for _, a := range ruleAlerts(rule) {
 			name, _ := a["alert"].(string)
@@ -333,6 +396,14 @@ func TestDashboardChart(t *testing.T) {
 				for _, sel := range sels {
 					if !slices.Contains(driverMetrics, sel.metric) {
 						t.Errorf("alert %q: %s is not a metric of %s %v", name, sel.metric, licenseDriverMetricsFile, driverMetrics)
+					}
+				}
+			}
+			if slices.Contains(onDemandShareAlerts, name) {
+				job = `job="adminsched-scheduler-ondemandshare-controller-metrics"`
+				for _, sel := range sels {
+					if !slices.Contains(odsMetrics, sel.metric) {
+						t.Errorf("alert %q: %s is not a metric of %v %v", name, sel.metric, onDemandShareMetricsFiles, odsMetrics)
 					}
 				}
 			}
@@ -378,6 +449,44 @@ func TestDashboardChart(t *testing.T) {
 			t.Error("no Service adminsched-scheduler-license-driver-metrics, the license driver alerts' default job")
 		}
 	})
+	// The OnDemandShare alert renders with the controller, last, and only
+	// with the PrometheusRule; its default job is the controller's metrics
+	// Service.
+	t.Run("ondemandshare alert", func(t *testing.T) {
+		_, r := kinds(renderChart(t, ns, append(monitoringOn, "--set", "monitoring.prometheusRule.labels.release=prometheus",
+			"--set", "onDemandShare.controller.enabled=true")...))
+		checkRule(t, r, append(slices.Clone(schedulerAlerts), onDemandShareAlerts...))
+		objs := renderChart(t, ns, "--set", "onDemandShare.controller.enabled=true", "--set", "serviceMonitor.enabled=true")
+		if _, r := kinds(objs); len(r) != 0 {
+			t.Errorf("onDemandShare.controller.enabled without monitoring.prometheusRule.enabled: %d PrometheusRules, want none", len(r))
+		}
+		var service bool
+		for _, o := range objs {
+			service = service || o.GetKind() == "Service" && o.GetName() == "adminsched-scheduler-ondemandshare-controller-metrics"
+		}
+		if !service {
+			t.Error("no Service adminsched-scheduler-ondemandshare-controller-metrics, the OnDemandShare alert's default job")
+		}
+		_, r = kinds(renderChart(t, ns, append(monitoringOn, "--set", "onDemandShare.controller.enabled=true",
+			"--set", `monitoring.prometheusRule.onDemandShare.jobSelector=job="ods"`,
+			"--set", "monitoring.prometheusRule.onDemandShare.belowMinimum.for=15m",
+			"--set", "monitoring.prometheusRule.onDemandShare.belowMinimum.severity=critical")...))
+		var got []string
+		for _, a := range ruleAlerts(r[0]) {
+			if slices.Contains(onDemandShareAlerts, a["alert"].(string)) {
+				sev, _, _ := unstructured.NestedString(a, "labels", "severity")
+				got = append(got, fmt.Sprintf("%s for %s %s: %s", a["alert"], a["for"], sev, a["expr"]))
+			}
+		}
+		want := []string{`OnDemandShareBelowMinimum for 15m critical: max by (policy, namespace, workload) (ondemandshare_workload_on_demand_replicas{job="ods"})
+< max by (policy, namespace, workload) (ondemandshare_workload_required_on_demand_replicas{job="ods"})`}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("alerts (-want, +got):\n%s", diff)
+		}
+		_, r = kinds(renderChart(t, ns, append(monitoringOn, "--set", "onDemandShare.controller.enabled=true",
+			"--set", "monitoring.prometheusRule.labels.release=prometheus", "--set", "monitoring.prometheusRule.onDemandShare.belowMinimum.enabled=false")...))
+		checkRule(t, r, schedulerAlerts)
+	})
 	t.Run("values reach the alerts", func(t *testing.T) {
 		_, r := kinds(renderChart(t, ns, append(monitoringOn,
 			"--set", "monitoring.prometheusRule.placementPolicyHoldingPods.for=5m",
@@ -412,7 +521,8 @@ sum by (profile) (scheduler_unschedulable_pods{job="sched", plugin="PlacementPol
 		}
 	})
 	t.Run("helm lint", func(t *testing.T) {
-		for _, args := range [][]string{monitoringOn, append(slices.Clone(monitoringOn), "--set", "licenseDriver.enabled=true")} {
+		for _, args := range [][]string{monitoringOn, append(slices.Clone(monitoringOn), "--set", "licenseDriver.enabled=true"),
+			append(slices.Clone(monitoringOn), "--set", "onDemandShare.controller.enabled=true")} {
 			if out, err := runHelm(t, append([]string{"lint", "--strict", chartDir}, args...)...); err != nil {
 				t.Errorf("helm lint --strict %v: %v\n%s", args, err, out)
 			}
@@ -430,6 +540,8 @@ sum by (profile) (scheduler_unschedulable_pods{job="sched", plugin="PlacementPol
 			{[]string{"--set", "monitoring.prometheusRule.licenseDriver.seatHeldTwice.for=1 minute"}, "/monitoring/prometheusRule/licenseDriver/seatHeldTwice/for"},
 			{[]string{"--set", "monitoring.prometheusRule.licenseDriver.sourceStale.severity="}, "/monitoring/prometheusRule/licenseDriver/sourceStale/severity"},
 			{[]string{"--set", "monitoring.prometheusRule.licenseDriver.heldTwice.enabled=true"}, "heldTwice"},
+			{[]string{"--set", "monitoring.prometheusRule.onDemandShare.belowMinimum.for=5 minutes"}, "/monitoring/prometheusRule/onDemandShare/belowMinimum/for"},
+			{[]string{"--set", "monitoring.prometheusRule.onDemandShare.belowMinimum.severity="}, "/monitoring/prometheusRule/onDemandShare/belowMinimum/severity"},
 			{[]string{"--set", "monitoring.dashboard.enable=true"}, "enable"},
 			{[]string{"--set", "monitoring.dashboard.namespace=Grafana"}, "/monitoring/dashboard/namespace"},
 		} {
@@ -448,7 +560,7 @@ sum by (profile) (scheduler_unschedulable_pods{job="sched", plugin="PlacementPol
 // anchorTitle returns the heading text GitHub makes anchor from, for the
 // runbook headings of doc/monitoring.md, which are the alert names.
 func anchorTitle(anchor string) string {
-	for _, name := range append([]string{"PlacementPolicyHoldingPods", "MaintenanceRetriesPilingUp", "PodsUnschedulableByPlugin", "SchedulingErrors"}, licenseDriverAlerts...) {
+	for _, name := range append([]string{"PlacementPolicyHoldingPods", "MaintenanceRetriesPilingUp", "PodsUnschedulableByPlugin", "SchedulingErrors"}, slices.Concat(licenseDriverAlerts, onDemandShareAlerts)...) {
 		if strings.ToLower(name) == anchor {
 			return name
 		}

@@ -302,6 +302,16 @@ func TestMetrics(t *testing.T) {
 
 	t.Run("dashboard and alert series", func(t *testing.T) {
 		queries := append(dashboardQueries(t, readDashboard(t)), ruleQueries(t, renderChart(t, "adminsched-system", monitoringOn...))...)
+		// The OnDemandShare panels select the controller's series (another
+		// binary) and the guard plugin's counter: checked against their
+		// definitions.
+		queries, undefined, err := definedQueries(queries, "ondemandshare_", onDemandShareMetrics(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(undefined) > 0 {
+			t.Errorf("OnDemandShare queries select metrics nobody defines:\n%s", strings.Join(undefined, "\n"))
+		}
 		// The framework records plugin execution times in 10% of the
 		// cycles, and buffers them for up to a second before /metrics has
 		// them: schedule pods 10 at a time until it has recorded one of

@@ -568,3 +568,26 @@ func readMonitoringDoc(t testing.TB) string {
 	}
 	return string(data)
 }
+
+// definedQueries takes out of qs the queries that select a metric named
+// prefix*, which another binary than the scraped one exposes, and checks
+// them against defined, the names their source defines: it returns the
+// other queries and what the taken ones select that is not defined.
+func definedQueries(qs []query, prefix string, defined []string) (rest []query, undefined []string, err error) {
+	for _, q := range qs {
+		sels, err := selectors(q.expr)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", q.source, err)
+		}
+		if !slices.ContainsFunc(sels, func(s selector) bool { return strings.HasPrefix(s.metric, prefix) }) {
+			rest = append(rest, q)
+			continue
+		}
+		for _, s := range sels {
+			if !slices.Contains(defined, s.metric) {
+				undefined = append(undefined, fmt.Sprintf("%s: %s is not defined", q.source, s.metric))
+			}
+		}
+	}
+	return rest, undefined, nil
+}
