@@ -161,8 +161,13 @@ func (c *Controller) decide(ctx context.Context, key Key, p *policy.Policy, m me
 	d := Decision{Workload: key, Pod: pod, Slot: slot, Class: class}
 	if fb != nil {
 		d.Fallback = FallbackSpotTimeout
-		logger.Info("Decided pod on-demand: the spot pod before it waited too long", "pod", klog.KObj(pod), "slot", slot, "previous", fb.old, "waited", fb.waited)
-		c.recorder.Eventf(pod, nil, v1.EventTypeWarning, ReasonSpotWaitTimeout, "Decide", "Slot %d of %s %s falls back to on-demand: pod %s waited %s for spot (policy %s)", slot, key.Kind, key.Name, fb.old, fb.waited, key.Policy)
+		if fb.inherited {
+			logger.Info("Decided pod on-demand: it replaces a fallback pod", "pod", klog.KObj(pod), "slot", slot, "previous", fb.old)
+			c.recorder.Eventf(pod, nil, v1.EventTypeNormal, ReasonSpotWaitTimeout, "Decide", "Slot %d of %s %s stays on-demand: pod %s before it had fallen back, and only recovery returns the slot to spot (policy %s)", slot, key.Kind, key.Name, fb.old, key.Policy)
+		} else {
+			logger.Info("Decided pod on-demand: the spot pod before it waited too long", "pod", klog.KObj(pod), "slot", slot, "previous", fb.old, "waited", fb.waited)
+			c.recorder.Eventf(pod, nil, v1.EventTypeWarning, ReasonSpotWaitTimeout, "Decide", "Slot %d of %s %s falls back to on-demand: pod %s waited %s for spot (policy %s)", slot, key.Kind, key.Name, fb.old, fb.waited, key.Policy)
+		}
 	}
 	countDecision(d)
 	c.hook(d)

@@ -19,6 +19,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -49,8 +50,11 @@ type slotKey struct {
 
 // mark is what the next pod decided into a slot inherits: a fallback to
 // on-demand after old waited, or, when recovering, a return to spot.
+// inherited marks a slot whose pod old was itself a fallback pod: its
+// replacement stays on-demand, since only recovery returns a slot to spot.
 type mark struct {
 	recovering bool
+	inherited  bool
 	old        string
 	waited     time.Duration
 }
@@ -123,6 +127,32 @@ func (st *workloadState) prune(members []member) {
 			delete(st.marks, k)
 		}
 	}
+}
+
+// holdFallbacks marks the slot of each active fallback pod, so that a pod
+// replacing it (its node drained or consolidated away, or this controller
+// restarted) is decided on-demand again rather than spot: spot did not fit
+// when the slot fell back, and waiting for it again would only repeat the
+// timeout. A slot returns to spot through recovery, which overwrites the
+// mark.
+func (st *workloadState) holdFallbacks(members []member) {
+	for _, m := range members {
+		if !isActive(m.pod) || m.pod.Annotations[share.FallbackAnnotation] == "" {
+			continue
+		}
+		slot, err := strconv.ParseInt(m.pod.Labels[share.SlotLabel], 10, 32)
+		if err != nil {
+			continue
+		}
+		if k := (slotKey{m.space, int32(slot)}); !hasMark(st.marks, k) {
+			st.marks[k] = mark{inherited: true, old: m.pod.Name}
+		}
+	}
+}
+
+func hasMark(marks map[slotKey]mark, k slotKey) bool {
+	_, ok := marks[k]
+	return ok
 }
 
 // spotWaitSince is when a decided, unbound spot pod became Unschedulable;

@@ -110,3 +110,46 @@ func TestNoTimeout(t *testing.T) {
 		t.Errorf("%d pods deleted, want none", deleted)
 	}
 }
+
+// TestFallbackSlotStaysOnDemand: a fallback pod taken away by someone else
+// (Karpenter consolidating its node, a drain) is replaced on-demand at
+// once, also by a controller that never saw the timeout (a restart): the
+// replacement waiting for spot again would time out again, a loop of
+// deletions while spot is gone. Recovery (off here) alone returns a slot to
+// spot; a slot that never fell back stays spot.
+func TestFallbackSlotStaysOnDemand(t *testing.T) {
+	tm := newTimers(t, timerPolicy(5*time.Minute, 0, 1))
+	rs := tm.replicaSet("web-1", "web")
+	tm.pod("p-1", "main", rs)
+	tm.fallbackPod("f-2", rs, 2, "od-1")
+	tm.start()
+	if p := tm.waitUngated("p-1")["p-1"]; slotOf(p) != 1 {
+		t.Fatalf("p-1 took slot %d, want 1", slotOf(p))
+	}
+	tm.pod("p-3", "main", rs)
+	tm.waitUngated("p-3")
+
+	for _, name := range []string{"f-2", "p-3"} {
+		if err := tm.client.Tracker().Delete(podsGVR, ns, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tm.waitFor("f-2 and p-3 gone from the cache", func() bool {
+		_, f2 := tm.podsNow()["f-2"]
+		_, p3 := tm.podsNow()["p-3"]
+		return !f2 && !p3
+	})
+	tm.pod("r-2", "main", rs)
+	r2 := tm.waitUngated("r-2")["r-2"]
+	if slotOf(r2) != 2 || r2.Labels[share.ClassLabel] != string(share.OnDemand) || r2.Annotations[share.FallbackAnnotation] != FallbackSpotTimeout {
+		t.Errorf("r-2: slot %d class %s fallback %q, want slot 2 on-demand %s", slotOf(r2), r2.Labels[share.ClassLabel], r2.Annotations[share.FallbackAnnotation], FallbackSpotTimeout)
+	}
+	tm.waitEvents("Normal "+ReasonSpotWaitTimeout+" r-2: Slot 2 of Deployment web stays on-demand: pod f-2 before it had fallen back", 1)
+	tm.pod("r-3", "main", rs)
+	if r3 := tm.waitUngated("r-3")["r-3"]; slotOf(r3) != 3 || r3.Labels[share.ClassLabel] != string(share.Spot) || r3.Annotations[share.FallbackAnnotation] != "" {
+		t.Errorf("r-3: slot %d class %s fallback %q, want slot 3 spot without fallback", slotOf(r3), r3.Labels[share.ClassLabel], r3.Annotations[share.FallbackAnnotation])
+	}
+	if deleted, evicted, _ := tm.counts(); deleted != 0 || evicted != 0 {
+		t.Errorf("the controller deleted %d and evicted %d pods, want none", deleted, evicted)
+	}
+}

@@ -67,6 +67,7 @@ func (c *Controller) sync(ctx context.Context, key Key) error {
 	recordShare(key, p.Required, members)
 	st := c.state.get(key)
 	st.prune(members)
+	st.holdFallbacks(members)
 	wake, err := c.expireSpotWaits(ctx, p, st, members)
 	if err != nil {
 		return err
