@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"slices"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/selection"
@@ -31,6 +32,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/pkg/admissionpolicy"
+	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
 	"github.com/adminsched/scheduler-plugins/pkg/ondemandshare/admission"
 	"github.com/adminsched/scheduler-plugins/pkg/ondemandshare/controller"
 	"github.com/adminsched/scheduler-plugins/pkg/ondemandshare/share"
@@ -59,14 +61,14 @@ func applyPolicies(ctx context.Context, client kubernetes.Interface, res *admiss
 			return err
 		}
 		if _, err := api.MutatingAdmissionPolicies().Patch(ctx, p.Policy.Name, types.ApplyPatchType, policy, opts); err != nil {
-			return fmt.Errorf("applying MutatingAdmissionPolicy %s: %w", p.Policy.Name, err)
+			return applyError("MutatingAdmissionPolicy", p.Policy.Name, err)
 		}
 		binding, err := json.Marshal(p.Binding)
 		if err != nil {
 			return err
 		}
 		if _, err := api.MutatingAdmissionPolicyBindings().Patch(ctx, p.Binding.Name, types.ApplyPatchType, binding, opts); err != nil {
-			return fmt.Errorf("applying MutatingAdmissionPolicyBinding %s: %w", p.Binding.Name, err)
+			return applyError("MutatingAdmissionPolicyBinding", p.Binding.Name, err)
 		}
 	}
 	stale, err := stalePolicies(ctx, api, wanted)
@@ -78,6 +80,20 @@ func applyPolicies(ctx context.Context, client kubernetes.Interface, res *admiss
 	}
 	klog.FromContext(ctx).Info("Applied the admission policies", "applied", wanted, "deleted", len(stale))
 	return nil
+}
+
+// applyError names the object that failed and, for NotFound (an apply
+// creates what is missing, so the API server does not serve the group
+// version), what serves it.
+func applyError(kind, name string, err error) error {
+	if !apierrors.IsNotFound(err) {
+		return fmt.Errorf("applying %s %s: %w", kind, name, err)
+	}
+	hint := fmt.Sprintf("the API server does not serve %s", admissionpolicy.GroupVersion)
+	if served, _ := admissionpolicy.ServedBy(kubeversion.Minor, kubeversion.Minor); served.Enable != "" {
+		hint += fmt.Sprintf(": Kubernetes %s serves it only with %s", kubeversion.String(), served.Enable)
+	}
+	return fmt.Errorf("applying %s %s: %w (%s)", kind, name, err, hint)
 }
 
 // stalePolicies returns, as pairs for admissionpolicy.Delete, the owned
