@@ -61,12 +61,7 @@ func TestOnDemandShareGuard(t *testing.T) {
 	tc.createNodes(makeNode("guard-only-spot-"+suffix, pool("spot-only", share.Spot)))
 
 	policyName := "guard-" + suffix
-	cfg := schedulerConfig(configv1.KubeSchedulerProfile{
-		SchedulerName: ptr.To(schedulerName),
-		Plugins:       &configv1.Plugins{MultiPoint: testconfig.Plugins(2, "OnDemandShare")},
-		PluginConfig: []configv1.PluginConfig{testconfig.Args("OnDemandShare", &v1config.OnDemandShareArgs{
-			Policies: []v1config.OnDemandSharePolicy{{Name: policyName, Namespaces: []string{tc.ns}, MinOnDemandPercent: ptr.To[int32](30)}},
-		})}})
+	cfg := tc.guardConfig(policyName)
 	token := tc.metricsToken()
 	serving, port := tc.servingArgs()
 	tc.runBinary("guard-scheduler", append([]string{"--config=" + testconfig.Write(t, cfg),
@@ -80,13 +75,7 @@ func TestOnDemandShareGuard(t *testing.T) {
 	}{{"web", "main", 10}, {"single", "main", 1}, {"stuck", "spot-only", 1}} {
 		d := r.deployment(w.name, w.replicas)
 		d.Spec.Template.Spec.NodeSelector = map[string]string{guardPoolLabel: w.pool}
-		// The workload prefers spot, through in-tree NodeAffinity: without
-		// the guard no pod would go on-demand.
-		d.Spec.Template.Spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
-			PreferredDuringSchedulingIgnoredDuringExecution: []v1.PreferredSchedulingTerm{{Weight: 100, Preference: v1.NodeSelectorTerm{
-				MatchExpressions: []v1.NodeSelectorRequirement{{Key: capacityTypeLabel, Operator: v1.NodeSelectorOpIn, Values: []string{string(share.Spot)}}},
-			}}},
-		}}
+		preferSpot(&d.Spec.Template.Spec)
 		if _, err := adminClient.AppsV1().Deployments(tc.ns).Create(tc.ctx, d, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -151,4 +140,26 @@ func (r *shareRun) guarded(t *testing.T, app string, replicas int) shareState {
 		t.Errorf("%s: %d of %d pods undecided, want all: %v", app, len(st.mismatched), replicas, st.mismatched)
 	}
 	return st
+}
+
+// preferSpot makes a pod prefer spot nodes through in-tree NodeAffinity:
+// without the guard, none of its workload's pods would go on-demand.
+func preferSpot(spec *v1.PodSpec) {
+	spec.Affinity = &v1.Affinity{NodeAffinity: &v1.NodeAffinity{
+		PreferredDuringSchedulingIgnoredDuringExecution: []v1.PreferredSchedulingTerm{{Weight: 100, Preference: v1.NodeSelectorTerm{
+			MatchExpressions: []v1.NodeSelectorRequirement{{Key: capacityTypeLabel, Operator: v1.NodeSelectorOpIn, Values: []string{string(share.Spot)}}},
+		}}},
+	}}
+}
+
+// guardConfig is a profile of our scheduler with the OnDemandShare guard
+// and one policy, named name, that holds 30% of each workload of the
+// test's namespace on-demand.
+func (tc *testContext) guardConfig(name string) *configv1.KubeSchedulerConfiguration {
+	return schedulerConfig(configv1.KubeSchedulerProfile{
+		SchedulerName: ptr.To(schedulerName),
+		Plugins:       &configv1.Plugins{MultiPoint: testconfig.Plugins(2, "OnDemandShare")},
+		PluginConfig: []configv1.PluginConfig{testconfig.Args("OnDemandShare", &v1config.OnDemandShareArgs{
+			Policies: []v1config.OnDemandSharePolicy{{Name: name, Namespaces: []string{tc.ns}, MinOnDemandPercent: ptr.To[int32](30)}},
+		})}})
 }

@@ -180,6 +180,47 @@ func TestPodGroupMaintenanceWindow(t *testing.T) {
 	}
 }
 
+// TestPodGroupOnDemandShare runs a gang of 5 undecided pods of one
+// Deployment (its pod template names the PodGroup) under the OnDemandShare
+// guard at 30%, with neither the admission policy nor the controller: the
+// pod-group cycle assumes the members in turn, and the guard counts those
+// assumed on on-demand nodes, so at least 2 of 5 end on-demand although
+// every pod prefers spot.
+func TestPodGroupOnDemandShare(t *testing.T) {
+	enablePodGroupScheduling(t)
+	tc := newTestContext(t)
+	pool := withLabels(map[string]string{"pool": tc.ns})
+	for _, class := range []string{"on-demand", "spot"} {
+		for i := range 2 {
+			tc.createNodes(makeNode(fmt.Sprintf("pgo-%s-%d-%s", class, i, tc.ns[len(tc.ns)-5:]), pool, withLabels(map[string]string{capacityTypeLabel: class})))
+		}
+	}
+	requireGangScheduling(t, tc.startScheduler(tc.guardConfig("gang")))
+	tc.createGang(gang{name: "gang", size: 0, minCount: 5})
+	r := &shareRun{tc: tc}
+	d := r.deployment("gang", 5)
+	d.Spec.Template.Spec.NodeSelector = map[string]string{"pool": tc.ns}
+	d.Spec.Template.Spec.SchedulingGroup = &v1.PodSchedulingGroup{PodGroupName: ptr.To("gang")}
+	preferSpot(&d.Spec.Template.Spec)
+	if _, err := adminClient.AppsV1().Deployments(tc.ns).Create(tc.ctx, d, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	st := r.guarded(t, "gang", 5)
+	pods, err := adminClient.CoreV1().Pods(tc.ns).List(tc.ctx, metav1.ListOptions{LabelSelector: "app=gang"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items {
+		if p.Spec.SchedulingGroup == nil {
+			t.Fatalf("pod %s lost its spec.schedulingGroup: it was not scheduled as a gang member", p.Name)
+		}
+	}
+	t.Logf("gang: %d of 5 pods on-demand", st.onDemand)
+	if st.onDemand < 2 {
+		t.Errorf("gang: %d of 5 pods on on-demand nodes, want at least 2 (30%%, rounded up)", st.onDemand)
+	}
+}
+
 // bigCPU makes a pod request 3 of a node's 8 CPUs and run only on nodes
 // labelled pool=big.
 func bigCPU(p *v1.Pod) {
