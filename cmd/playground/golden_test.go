@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"maps"
@@ -38,6 +39,8 @@ var update = flag.Bool("update", false, "rewrite testdata/golden from this run")
 // per shipped scenario that places pods.
 var goldenRuns = []struct {
 	scenario, config, compare string
+	// args are more flags; compare may then be empty.
+	args []string
 	// needs is what the scenario needs of the minor.
 	needs *kubeversion.Feature
 }{
@@ -50,6 +53,7 @@ var goldenRuns = []struct {
 	{scenario: "maintenance-lookahead.yaml", config: scenarios + "maintenance-lookahead-config.yaml", compare: scenarios + "maintenance-lookahead-off-config.yaml"},
 	{scenario: "rebalance.yaml", config: "../../manifests/nodelesspods/consolidation-config.yaml", compare: defaultProfile},
 	{scenario: "licenses.yaml", config: shippedConfig, compare: defaultProfile, needs: &kubeversion.DRAExtendedResource},
+	{scenario: "ondemand-share.yaml", config: scenarios + "ondemand-share-config.yaml", args: []string{"--admission-policies"}},
 }
 
 // TestGolden runs every shipped scenario as the README's table does and
@@ -79,11 +83,25 @@ func TestGolden(t *testing.T) {
 			if g.needs != nil && !kubeversion.Has(*g.needs) {
 				t.Skipf("%s", kubeversion.Unavailable(*g.needs).Error())
 			}
-			code, out, _ := runPlayground(t, "--scenario", scenarios+g.scenario, "--config", g.config, "--compare", g.compare, "--output", "json")
+			args := append([]string{"--scenario", scenarios + g.scenario, "--config", g.config, "--output", "json"}, g.args...)
+			if g.compare != "" {
+				args = append(args, "--compare", g.compare)
+			}
+			code, out, _ := runPlayground(t, args...)
 			if code != 0 {
 				t.Fatalf("exit code %d, want 0", code)
 			}
-			got := goldenText(decodeRuns(t, out), readGoldenNodes(t, scenarios+g.scenario))
+			var runs []report.Run
+			if g.compare != "" {
+				runs = decodeRuns(t, out)
+			} else {
+				// One run: its result alone.
+				runs = []report.Run{{Config: g.config}}
+				if err := json.Unmarshal([]byte(out), &runs[0].Result); err != nil {
+					t.Fatalf("decoding %s: %v", out, err)
+				}
+			}
+			got := goldenText(runs, readGoldenNodes(t, scenarios+g.scenario))
 			path := filepath.Join("testdata", "golden", strings.TrimSuffix(g.scenario, ".yaml")+".txt")
 			if *update {
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -195,6 +213,9 @@ func goldenText(runs []report.Run, nodes map[string]goldenNode) string {
 			for _, reason := range slices.Sorted(maps.Keys(o.unbound)) {
 				fmt.Fprintf(&b, "    %d unbound: %s\n", o.unbound[reason], reason)
 			}
+		}
+		for _, sh := range res.Share {
+			fmt.Fprintf(&b, "  on-demand share after %s: %s\n", sh.After, sh)
 		}
 	}
 	return b.String()

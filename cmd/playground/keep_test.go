@@ -159,6 +159,12 @@ func TestKeepBanner(t *testing.T) {
 			head + "every pod naming no schedulerName (or default-scheduler) gets this config's profile.\n" +
 				"in another shell:\n  export KUBECONFIG=/tmp/p/kubeconfig\n  kubectl get pods -A -o wide\n" +
 				"(no kubectl next to the control plane's binaries in " + noKubectl + ": `make kubectl` in the clone builds bin/kubectl, or use yours)\n"},
+		{"the OnDemandShare controller runs too",
+			playground.Session{Kubeconfig: "/tmp/p/kubeconfig", Profiles: []string{"default-scheduler"}, ShareController: true}, noKubectl,
+			"\nthe control plane, the scheduler and the OnDemandShare controller stay up until Ctrl-C.\n" +
+				"every pod naming no schedulerName (or default-scheduler) gets this config's profile.\n" +
+				"in another shell:\n  export KUBECONFIG=/tmp/p/kubeconfig\n  kubectl get pods -A -o wide\n" +
+				"(no kubectl next to the control plane's binaries in " + noKubectl + ": `make kubectl` in the clone builds bin/kubectl, or use yours)\n"},
 		{"default-scheduler among others, a path to quote",
 			playground.Session{Kubeconfig: "/tmp/p q/kubeconfig", Profiles: []string{"default-scheduler", "custom-scheduler"}}, quoted,
 			head + "pods naming schedulerName: default-scheduler or custom-scheduler get this config's profile of that name; a pod naming none names default-scheduler.\n" +

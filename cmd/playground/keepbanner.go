@@ -30,7 +30,11 @@ import (
 // export line alone on its line (so that a script can apply it).
 func keepBanner(s *playground.Session, assets string) string {
 	var b strings.Builder
-	b.WriteString("\nthe control plane and the scheduler stay up until Ctrl-C.\n")
+	if s.ShareController {
+		b.WriteString("\nthe control plane, the scheduler and the OnDemandShare controller stay up until Ctrl-C.\n")
+	} else {
+		b.WriteString("\nthe control plane and the scheduler stay up until Ctrl-C.\n")
+	}
 	b.WriteString(whoSchedules(s.Profiles, s.DefaultScheduler) + "\n")
 	b.WriteString("in another shell:\n")
 	export := "export KUBECONFIG=" + shellQuote(s.Kubeconfig)

@@ -95,6 +95,10 @@ func examplesOf(example, use string) string {
 
 // newRunCommand is a command named use that runs a scenario: the root
 // command and `playground run`.
+// admissionPoliciesUsage is the help of --admission-policies, of run and
+// test.
+const admissionPoliciesUsage = "render the PlacementPolicy rules and the OnDemandShare policies of --config as MutatingAdmissionPolicies (as bin/placement-admission and ondemandshare-controller render do) and apply them before the scenario's objects, in every run: what an autoscaler sees of them; with OnDemandShare policies, also run the OnDemandShare controller, which decides the pods they gate"
+
 func newRunCommand(use string) *cobra.Command {
 	f := &runFlags{}
 	cmd := &cobra.Command{
@@ -128,7 +132,7 @@ side by side). The default scenario and scheduler config are built in.
 	fs.Var(&f.explainNodes, "explain-nodes", "with --explain, how many candidate nodes to show per pod")
 	fs.BoolVar(&f.keep, "keep", false, "after a successful run, keep the control plane and the scheduler up until Ctrl-C and print an export line for kubectl; pods naming no schedulerName get the in-tree profile (unless the config serves default-scheduler)")
 	fs.BoolVar(&f.karpenter, "karpenter", false, "run a real Karpenter (its KWOK provider, bin/karpenter from make karpenter) on the control plane: the scenario may hold NodePools, pods may wait for the nodes it adds, and the output lists them (a scenario without a NodePool gets one: on-demand nodes of any region)")
-	fs.BoolVar(&f.admission, "admission-policies", false, "render the PlacementPolicy rules of --config as MutatingAdmissionPolicies (as bin/placement-admission does) and apply them before the scenario's objects, in every run: what an autoscaler sees of the rules")
+	fs.BoolVar(&f.admission, "admission-policies", false, admissionPoliciesUsage)
 	fs.StringVar(&f.assets, "assets", "", assetsUsage)
 	fs.IntVarP(&f.verbosity, "v", "v", 2, "verbosity of the log file (the scheduler's logs never go to the terminal)")
 	for _, name := range []string{"scenario", "config", "compare"} {

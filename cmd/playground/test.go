@@ -72,6 +72,7 @@ const testExample = `  # The shipped policy tests, with a JUnit report for CI (f
 
 type testFlags struct {
 	assets, config, junit string
+	admission             bool
 	timeout               positiveDuration
 	verbosity             int
 	files                 []string
@@ -101,6 +102,7 @@ func newTestCommand() *cobra.Command {
 	fs.StringVar(&f.junit, "junit", "", "also write the results as JUnit XML to this file")
 	f.timeout = positiveDuration(60 * time.Second)
 	fs.Var(&f.timeout, "timeout", "per run, how long to wait for every pod to be bound or unschedulable")
+	fs.BoolVar(&f.admission, "admission-policies", false, admissionPoliciesUsage)
 	fs.StringVar(&f.assets, "assets", "", assetsUsage)
 	fs.IntVarP(&f.verbosity, "v", "v", 2, "verbosity of the log file (the scheduler's logs never go to the terminal)")
 	_ = cmd.MarkFlagFilename("config", "yaml", "yml", "json")
@@ -272,6 +274,8 @@ func testOptions(assets string, o *testFlags, t *testFile, workDir string) playg
 		Timeout:  time.Duration(o.timeout),
 		WorkDir:  workDir,
 		Explain:  true,
+
+		AdmissionPolicies: o.admission,
 	}
 }
 

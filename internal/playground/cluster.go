@@ -37,7 +37,6 @@ import (
 	"github.com/adminsched/scheduler-plugins/internal/playground/schedconfig"
 	"github.com/adminsched/scheduler-plugins/internal/playground/settle"
 	"github.com/adminsched/scheduler-plugins/internal/schedtrace/recorder"
-	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy/admission"
 )
 
 // nodesManagedTimeout bounds the wait for KWOK to take the scenario's nodes
@@ -46,8 +45,8 @@ const nodesManagedTimeout = 2 * time.Minute
 
 // cluster is one run's control plane and what runs on it before the
 // scenario's objects are applied: its nodes and bound pods, Karpenter, the
-// admission policies, the license driver, the scheduler, and the watcher
-// that settle reads.
+// admission policies and the OnDemandShare controller they need, the
+// license driver, the scheduler, and the watcher that settle reads.
 type cluster struct {
 	cp     *localcluster.ControlPlane
 	client kubernetes.Interface
@@ -76,10 +75,11 @@ func (c *cluster) stop() {
 
 // startCluster starts a control plane for plan and, in the order a real
 // cluster would have them, its nodes, bound pods, Karpenter, admission
-// policies and license driver, then the scheduler of sc. It returns nil
+// policies (and the OnDemandShare controller, when they gate pods) and
+// license driver, then the scheduler of sc. It returns nil
 // when the control plane did not start; otherwise the cluster, to stop
 // also on error.
-func startCluster(ctx context.Context, opts Options, sc *schedconfig.Config, plan *scenario.Plan, policies *admission.Result, progress io.Writer) (*cluster, error) {
+func startCluster(ctx context.Context, opts Options, sc *schedconfig.Config, plan *scenario.Plan, policies *admissionPolicies, progress io.Writer) (*cluster, error) {
 	logger := klog.FromContext(ctx)
 	fmt.Fprintf(progress, "starting the control plane (%s) from %s\n", strings.Join(localcluster.Binaries, ", "), opts.Assets)
 	var cpOpts []localcluster.Option
@@ -113,14 +113,22 @@ func startCluster(ctx context.Context, opts Options, sc *schedconfig.Config, pla
 			return c, err
 		}
 	}
+	alive := cp.Err
 	if policies != nil {
-		if err := applyPolicies(ctx, c.client, policies, opts.Configs[0], progress); err != nil {
+		if err := policies.apply(ctx, c.client, opts.Configs[0], progress); err != nil {
 			return c, err
 		}
 	}
+	if policies != nil && len(policies.shared) > 0 {
+		share, err := startShareController(ctx, c.client, policies.shared, progress)
+		if err != nil {
+			return c, err
+		}
+		c.stops = append(c.stops, share.stop)
+		alive = func() error { return errors.Join(cp.Err(), share.Err()) }
+	}
 	// The license driver publishes its seats before the scheduler starts,
 	// as on a cluster where it runs.
-	alive := cp.Err
 	if plan.Licenses != nil {
 		c.licenses = newLicenseServer(plan.Scenario.Licenses)
 		driver, err := startLicenseDriver(ctx, cp.Config, plan.Licenses, c.licenses, progress)
@@ -128,7 +136,8 @@ func startCluster(ctx context.Context, opts Options, sc *schedconfig.Config, pla
 			return c, err
 		}
 		c.stops = append(c.stops, driver.Stop)
-		alive = func() error { return errors.Join(cp.Err(), driver.Err()) }
+		before := alive
+		alive = func() error { return errors.Join(before(), driver.Err()) }
 	}
 	fmt.Fprintf(progress, "starting the scheduler from %s (profiles: %s)\n", sc.Source, strings.Join(sc.Profiles, ", "))
 	if opts.Explain {

@@ -44,7 +44,6 @@ import (
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
 	"github.com/adminsched/scheduler-plugins/internal/playground/scenario"
 	"github.com/adminsched/scheduler-plugins/internal/playground/schedconfig"
-	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy/admission"
 )
 
 // Options of Play.
@@ -94,10 +93,14 @@ type Options struct {
 	// The wait then lasts until every pod is bound, or Karpenter is idle
 	// with some not, and the results list the nodes it added.
 	Karpenter bool
-	// AdmissionPolicies renders the PlacementPolicy rules of Configs[0] as
-	// MutatingAdmissionPolicies (pkg/placementpolicy/admission) and applies
-	// them in every run before the scenario's objects: what autoscalers
-	// see of the rules. Configs[0] must hold at least one rule to render.
+	// AdmissionPolicies renders the PlacementPolicy rules and the
+	// OnDemandShare policies of Configs[0] as MutatingAdmissionPolicies
+	// (pkg/placementpolicy/admission, pkg/ondemandshare/admission) and
+	// applies them in every run before the scenario's objects: what
+	// autoscalers see of them. With OnDemandShare policies it also runs the
+	// OnDemandShare controller for the whole run (and what Keep leaves
+	// up), since the pods they gate wait for its decision. Configs[0] must
+	// hold a rule or a policy to render.
 	AdmissionPolicies bool
 
 	// now is the clock the nodes' annotation placeholders expand with
@@ -120,6 +123,9 @@ type Session struct {
 	// the pods that name no scheduler, as on a real cluster: the config
 	// has no profile of that name. It started after the run.
 	DefaultScheduler bool
+	// ShareController says that the OnDemandShare controller runs too
+	// (Options.AdmissionPolicies with OnDemandShare policies).
+	ShareController bool
 
 	stop func()
 }
@@ -218,6 +224,7 @@ func Play(ctx context.Context, opts Options) (*Session, error) {
 			continue
 		}
 		session.Profiles = sc.Profiles
+		session.ShareController = policies != nil && len(policies.shared) > 0
 		session.stop, session.DefaultScheduler, err = keepUp(ctx, sc, stop, len(timeouts) == 0, progress)
 		if err != nil {
 			return nil, errors.Join(append(timeouts, err)...)
@@ -262,7 +269,7 @@ func CheckInputs(ctx context.Context, opts Options) error {
 // check is Play's checks of its inputs, then of its binaries: the prepared
 // configs, the plan per config and the rendered policies, or an
 // *InputError or *AssetsError.
-func check(ctx context.Context, opts Options) ([]*schedconfig.Config, []*scenario.Plan, *admission.Result, error) {
+func check(ctx context.Context, opts Options) ([]*schedconfig.Config, []*scenario.Plan, *admissionPolicies, error) {
 	prepared, plans, policies, err := checkInputs(ctx, opts)
 	if err != nil {
 		return nil, nil, nil, err
@@ -280,7 +287,7 @@ func check(ctx context.Context, opts Options) ([]*schedconfig.Config, []*scenari
 
 // checkInputs is check's part that reads no binaries: every input is checked
 // before anything starts.
-func checkInputs(ctx context.Context, opts Options) ([]*schedconfig.Config, []*scenario.Plan, *admission.Result, error) {
+func checkInputs(ctx context.Context, opts Options) ([]*schedconfig.Config, []*scenario.Plan, *admissionPolicies, error) {
 	logger := klog.FromContext(ctx)
 	if len(opts.Configs) == 0 {
 		return nil, nil, nil, &InputError{Err: errors.New("no scheduler config")}
@@ -316,7 +323,7 @@ func checkInputs(ctx context.Context, opts Options) ([]*schedconfig.Config, []*s
 	if found, _ := karpenterObjects(plans[0]); len(found) > 0 && !opts.Karpenter {
 		return nil, nil, nil, &InputError{Err: fmt.Errorf("invalid scenario: %s: Karpenter's kinds need Karpenter: run with --karpenter (Options.Karpenter)", strings.Join(found, ", "))}
 	}
-	var policies *admission.Result
+	var policies *admissionPolicies
 	if opts.AdmissionPolicies {
 		var err error
 		if policies, err = renderPolicies(prepared[0]); err != nil {

@@ -64,7 +64,7 @@ func TestPlayKarpenterBadInput(t *testing.T) {
 		{name: "Karpenter missing", opts: Options{Assets: controlPlaneOnly(t), Scenario: loadScenario(t, karpenterScenario), Configs: []string{karpenterConfig}, Karpenter: true},
 			wantAssets: true, want: []string{"--karpenter: not found (or not executable): ", "/karpenter, ", "karpenter-crds/karpenter.sh_nodepools.yaml", "make karpenter"}},
 		{name: "admission policies from a config without PlacementPolicy", opts: Options{Assets: assets, Scenario: loadScenario(t, tutorial), Configs: []string{shippedConfig}, AdmissionPolicies: true},
-			want: []string{"--admission-policies: scheduler config " + shippedConfig, "nothing to render: no profile runs PlacementPolicy"}},
+			want: []string{"--admission-policies: scheduler config " + shippedConfig, "nothing to render: no profile runs PlacementPolicy", "and no profile holds OnDemandShare policies"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, ctx := ktesting.NewTestContext(t)

@@ -52,6 +52,35 @@ type pipeline struct {
 	// targets are the applied objects, in file order: what the run waits
 	// for and reports on.
 	targets []workload.Target
+	// share counts the on-demand share, nil when the config holds no
+	// OnDemandShare policy; shares are its counts so far.
+	share  *shareCounter
+	shares []report.ShareResult
+}
+
+// countShare counts the on-demand share after the objects or a step, and
+// writes it to the progress.
+func (p *pipeline) countShare(ctx context.Context, after string, owned []workload.OwnedPod) error {
+	if p.share == nil {
+		return nil
+	}
+	shares, err := p.share.count(ctx, after, owned)
+	if err != nil {
+		return err
+	}
+	writeShare(p.progress, shares)
+	p.shares = append(p.shares, shares...)
+	return nil
+}
+
+// applied is the pods once the objects settled, and their share.
+func (p *pipeline) applied(ctx context.Context) ([]report.PodResult, error) {
+	owned := p.ownedPods()
+	names, err := p.nodeNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return report.Compute(names, owned, nil).Pods, p.countShare(ctx, report.AfterObjects, owned)
 }
 
 // applyObjects applies the plan's objects in dependency order, each waited
@@ -119,7 +148,10 @@ func (p *pipeline) runSteps(ctx context.Context) ([]report.StepResult, error) {
 			fmt.Fprintf(&b, ", %d waiting", waiting)
 		}
 		fmt.Fprintf(p.progress, "pods per node:%s\n", b.String())
-		results = append(results, report.StepResult{Step: st.String(), Nodes: counts, Waiting: waiting})
+		if err := p.countShare(ctx, st.String(), owned); err != nil {
+			return results, fmt.Errorf("step %d (%s): %w", i+1, st, err)
+		}
+		results = append(results, report.StepResult{Step: st.String(), Nodes: counts, Waiting: waiting, Pods: report.Compute(names, owned, nil).Pods})
 	}
 	return results, nil
 }

@@ -30,7 +30,6 @@ import (
 	"github.com/adminsched/scheduler-plugins/internal/playground/scenario"
 	"github.com/adminsched/scheduler-plugins/internal/playground/schedconfig"
 	"github.com/adminsched/scheduler-plugins/internal/playground/settle"
-	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy/admission"
 )
 
 // ConfigRun is the scenario's run under one config: its result, and
@@ -49,7 +48,7 @@ type ConfigRun struct {
 // runs its steps. It returns the run (also on a timeout, with a
 // *TimeoutError), and stop, which stops the cluster, whenever the control
 // plane started.
-func runScenario(ctx context.Context, opts Options, sc *schedconfig.Config, plan *scenario.Plan, policies *admission.Result, progress io.Writer) (*ConfigRun, func(), error) {
+func runScenario(ctx context.Context, opts Options, sc *schedconfig.Config, plan *scenario.Plan, policies *admissionPolicies, progress io.Writer) (*ConfigRun, func(), error) {
 	c, err := startCluster(ctx, opts, sc, plan, policies, progress)
 	if c == nil {
 		return nil, nil, err
@@ -66,10 +65,21 @@ func runScenario(ctx context.Context, opts Options, sc *schedconfig.Config, plan
 		settler.Autoscaler = c.autoscaler
 	}
 	p := &pipeline{plan: plan, applier: applier, settler: settler, licenses: c.licenses, progress: progress, autoscaler: c.autoscaler}
+	_, shared, err := sharePolicies(sc)
+	if err != nil {
+		return nil, c.stop, err
+	}
+	if len(shared) > 0 {
+		p.share = &shareCounter{client: c.client, policies: shared}
+	}
 
 	wctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	err = p.applyObjects(wctx)
+	var applied []report.PodResult
+	if err == nil {
+		applied, err = p.applied(wctx)
+	}
 	var steps []report.StepResult
 	if err == nil {
 		steps, err = p.runSteps(wctx)
@@ -85,7 +95,7 @@ func runScenario(ctx context.Context, opts Options, sc *schedconfig.Config, plan
 	if cerr != nil {
 		return nil, c.stop, errors.Join(err, cerr)
 	}
-	res.Steps = steps
+	res.Steps, res.Applied, res.Share = steps, applied, p.shares
 	run := &ConfigRun{Run: report.Run{Config: sc.Source, Result: res}, Plan: plan, Nodes: c.nodes}
 	if c.autoscaler != nil {
 		added, aerr := c.autoscaler.addedNodes(ctx)
@@ -113,9 +123,17 @@ func explain(ctx context.Context, c *cluster, p *pipeline, run *ConfigRun, expla
 		names[i] = n.Name
 	}
 	pods := run.Result.Pods
-	for i := range pods {
-		a, found := c.recorder.Last(types.NamespacedName{Namespace: pods[i].Namespace, Name: pods[i].Name})
-		pods[i].Explain = report.Explain(a, found, names, pods[i].Node, explainNodes)
+	// The pods after the objects and each step get their last attempt
+	// too, which assertions with afterStep print.
+	lists := [][]report.PodResult{pods, run.Result.Applied}
+	for _, st := range run.Result.Steps {
+		lists = append(lists, st.Pods)
+	}
+	for _, list := range lists {
+		for i := range list {
+			a, found := c.recorder.Last(types.NamespacedName{Namespace: list[i].Namespace, Name: list[i].Name})
+			list[i].Explain = report.Explain(a, found, names, list[i].Node, explainNodes)
+		}
 	}
 	if c.licenses == nil {
 		return nil

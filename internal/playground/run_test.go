@@ -52,6 +52,8 @@ func TestPlayScenarios(t *testing.T) {
 		configs  []string
 		timeout  time.Duration
 		explain  bool
+		// admission is Options.AdmissionPolicies.
+		admission bool
 		// needs is what the scenario needs of the minor.
 		needs *kubeversion.Feature
 		check func(t *testing.T, runs []report.Run, progress string)
@@ -74,6 +76,8 @@ func TestPlayScenarios(t *testing.T) {
 			configs: []string{shippedConfig, defaultProfile}, timeout: 2 * time.Minute, needs: &kubeversion.DRAExtendedResource, check: checkLicenses},
 		{name: "seats waiting", scenario: "testdata/seats-waiting.yaml", configs: []string{shippedConfig}, explain: true, needs: &kubeversion.DRAExtendedResource, check: checkSeatsWaiting},
 		{name: "shared seats", scenario: "testdata/seats-shared.yaml", configs: []string{shippedConfig}, explain: true, needs: &kubeversion.DRAExtendedResource, check: checkSharedSeats},
+		{name: "on-demand share with the controller", scenario: scenarios + "ondemand-share.yaml", configs: []string{scenarios + "ondemand-share-config.yaml"},
+			admission: true, check: checkOnDemandShare},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,7 +85,7 @@ func TestPlayScenarios(t *testing.T) {
 				// Its pods ask for seats in resources.limits.
 				t.Skipf("%s", kubeversion.Unavailable(*tt.needs).Error())
 			}
-			s, progress := play(t, Options{Scenario: loadScenario(t, tt.scenario), Configs: tt.configs, Timeout: tt.timeout, Explain: tt.explain})
+			s, progress := play(t, Options{Scenario: loadScenario(t, tt.scenario), Configs: tt.configs, Timeout: tt.timeout, Explain: tt.explain, AdmissionPolicies: tt.admission})
 			tt.check(t, s.Results(), progress)
 		})
 	}

@@ -24,8 +24,20 @@ import (
 )
 
 // Describe is the name of an assertion that has none, made from its fields:
-// "pods in payments with tier=db land only on nodes with region=eu".
+// "pods in payments with tier=db land only on nodes with region=eu", then
+// "after step 2" with afterStep.
 func Describe(a *scenario.Assertion) string {
+	d := describeCheck(a)
+	switch {
+	case a.AfterStep == nil:
+		return d
+	case *a.AfterStep == 0:
+		return d + " once the objects settled"
+	}
+	return fmt.Sprintf("%s after step %d", d, *a.AfterStep)
+}
+
+func describeCheck(a *scenario.Assertion) string {
 	pods := describePods(a.Pods)
 	switch {
 	case a.Unschedulable != nil:

@@ -133,9 +133,10 @@ func (f *failure) explain(run string, p *report.PodResult) {
 }
 
 func (e *evaluator) check(a *scenario.Assertion) (string, string) {
-	pods := e.selectPods(&e.in.Result, a.Pods)
+	r, when := e.resultAt(a.AfterStep)
+	pods := e.selectPods(r, a.Pods)
 	if len(pods) == 0 {
-		return fmt.Sprintf("no pod of the result matches %s", describePods(a.Pods)), ""
+		return fmt.Sprintf("no pod of the result%s matches %s", when, describePods(a.Pods)), ""
 	}
 	var f *failure
 	switch {
@@ -157,7 +158,29 @@ func (e *evaluator) check(a *scenario.Assertion) (string, string) {
 	if f == nil {
 		return "", ""
 	}
+	if when != "" {
+		f.msg = strings.TrimPrefix(when, " ") + ": " + f.msg
+	}
 	return f.msg, f.details.String()
+}
+
+// resultAt is the result whose pods an assertion with afterStep checks,
+// and " after step N (...)" (or " once the objects settled") for its
+// messages; the result at the end and "" without afterStep.
+func (e *evaluator) resultAt(afterStep *int) (*report.Result, string) {
+	if afterStep == nil {
+		return &e.in.Result, ""
+	}
+	n := *afterStep
+	if n == 0 {
+		return &report.Result{Pods: e.in.Result.Applied}, " once the objects settled"
+	}
+	if n > len(e.in.Result.Steps) {
+		// The run stopped before the step: no pod to check.
+		return &report.Result{}, fmt.Sprintf(" after step %d", n)
+	}
+	st := e.in.Result.Steps[n-1]
+	return &report.Result{Pods: st.Pods}, fmt.Sprintf(" after step %d (%s)", n, st.Step)
 }
 
 // selectPods returns the pods of r that s selects, in result order.

@@ -59,6 +59,9 @@ func WriteCompareText(w io.Writer, runs []Run) error {
 		if err := writeKarpenterText(w, fmt.Sprintf("[%d] ", i+1), r.Result.Karpenter); err != nil {
 			return err
 		}
+		if err := WriteShareText(w, fmt.Sprintf("[%d] ", i+1), r.Result.Share); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintln(w)
 	header = "pod"

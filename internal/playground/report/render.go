@@ -70,6 +70,9 @@ func WriteText(w io.Writer, r Result) error {
 	if err := writeKarpenterText(w, "", r.Karpenter); err != nil {
 		return err
 	}
+	if err := WriteShareText(w, "", r.Share); err != nil {
+		return err
+	}
 	fmt.Fprintln(tw, "pods:")
 	for _, p := range r.Pods {
 		node := p.Node

@@ -45,6 +45,12 @@ type Result struct {
 	// Karpenter is what Karpenter added, in a run with it; its nodes are
 	// not in Nodes (nor Spread), which hold the scenario's.
 	Karpenter *KarpenterResult `json:"karpenter,omitempty"`
+	// Share is each workload's on-demand share once the objects settled
+	// and after each step, when the config holds OnDemandShare policies.
+	Share []ShareResult `json:"onDemandShare,omitempty"`
+	// Applied are the pods once the objects had settled, before the
+	// steps (for assertions with afterStep: 0).
+	Applied []PodResult `json:"-"`
 }
 
 // StepResult is the pods per node after one step of the scenario.
@@ -56,6 +62,8 @@ type StepResult struct {
 	// Waiting is how many of the scenario's pods have no node (a Job's
 	// pods waiting for a license seat, say).
 	Waiting int `json:"waiting,omitempty"`
+	// Pods are the pods after the step (for assertions with afterStep).
+	Pods []PodResult `json:"-"`
 }
 
 // NodeResult is one node's pod count.

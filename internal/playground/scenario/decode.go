@@ -155,7 +155,7 @@ func validate(s *Scenario, schedulerNames []string) ([]decoded, field.ErrorList)
 	errs = append(errs, validateBoundPods(s.BoundPods, nodes)...)
 	objects, objErrs := decodeObjects(s.Objects, nodes, schedulerNames)
 	errs = append(errs, objErrs...)
-	refs := scenarioRefs{objects: sets.New[string](), namespaces: sets.New[string](), nodes: nodes}
+	refs := scenarioRefs{objects: sets.New[string](), namespaces: sets.New[string](), nodes: nodes, steps: len(s.Steps)}
 	for _, o := range objects {
 		refs.objects.Insert(o.key())
 		refs.namespaces.Insert(o.namespaces()...)

@@ -67,6 +67,10 @@ type Assertion struct {
 	// config places the selected pods as this run does (see the README for
 	// what "same" means when the scheduler breaks score ties at random).
 	SamePlacementsAs *SameAs `json:"samePlacementsAs,omitempty"`
+	// AfterStep checks the pods as they were once the objects had settled
+	// (0) or once step N (from 1) had, rather than at the end: what must
+	// hold at every size a workload is scaled to.
+	AfterStep *int `json:"afterStep,omitempty"`
 }
 
 // PodSelector selects pods of the result: all of its fields must match.
@@ -168,9 +172,11 @@ func (s *NodeSelector) LabelSelector() labels.Selector {
 // scenarioRefs is what assertions may name: objects holds the objectKey
 // of every object of the scenario, namespaces the namespaces they create
 // or are in, nodes every node name; nil skips that check (an object that
-// did not decode, nodes too many to expand).
+// did not decode, nodes too many to expand). steps is how many steps the
+// scenario has.
 type scenarioRefs struct {
 	objects, namespaces, nodes sets.Set[string]
+	steps                      int
 }
 
 // validateExpect checks the assertions against the scenario's refs.
@@ -226,6 +232,12 @@ func validateAssertion(a *Assertion, p *field.Path, refs scenarioRefs) field.Err
 		if a.SamePlacementsAs.Config == "" {
 			errs = append(errs, field.Required(p.Child("samePlacementsAs", "config"), "the KubeSchedulerConfiguration file to run the scenario again with"))
 		}
+		if a.AfterStep != nil {
+			errs = append(errs, field.Forbidden(p.Child("afterStep"), "samePlacementsAs compares the placements at the end"))
+		}
+	}
+	if n := a.AfterStep; n != nil && (*n < 0 || *n > refs.steps) {
+		errs = append(errs, field.Invalid(p.Child("afterStep"), *n, fmt.Sprintf("must be between 0 (once the objects settled) and the number of steps, %d", refs.steps)))
 	}
 	switch {
 	case len(checks) > 1:

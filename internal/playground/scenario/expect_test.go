@@ -100,6 +100,20 @@ func TestDecodeExpect(t *testing.T) {
 			},
 		},
 		{
+			name:   "afterStep: 0 to the number of steps, not with samePlacementsAs",
+			expect: "\n  - {nodes: {names: [eu-1]}, afterStep: 0}\n  - {nodes: {names: [eu-1]}, afterStep: 1}\nsteps: [{wait: 1s}]",
+		},
+		{
+			name: "afterStep out of range, or with samePlacementsAs",
+			expect: "\n  - {nodes: {names: [eu-1]}, afterStep: 2}\n  - {nodes: {names: [eu-1]}, afterStep: -1}" +
+				"\n  - {samePlacementsAs: {config: other.yaml}, afterStep: 1}\nsteps: [{wait: 1s}]",
+			want: []string{
+				"s.yaml: expect[0].afterStep: Invalid value: 2: must be between 0 (once the objects settled) and the number of steps, 1",
+				"s.yaml: expect[1].afterStep: Invalid value: -1: must be between 0 (once the objects settled) and the number of steps, 1",
+				"s.yaml: expect[2].afterStep: Forbidden: samePlacementsAs compares the placements at the end",
+			},
+		},
+		{
 			name:   "a label selector that does not parse",
 			expect: "\n  - {pods: {matchLabels: {'a b': c}}, maxPodsPerNode: 1}\n  - {nodes: {matchExpressions: [{key: region, operator: Near}]}}",
 			want: []string{
