@@ -167,11 +167,19 @@ func readGoldenNodes(t *testing.T, path string) map[string]goldenNode {
 // filtered them, opportunistic batching), so those vary from run to run of
 // the same code. internal/playground's
 // TestPlayScenarios checks the exact placements the README promises.
+// With OnDemandShare, how many nodes of a spec hold pods varies too (which
+// slots a scale-down keeps, and where they landed, is chance): its runs
+// give the pods per node spec (its capacity class) and the shares, which
+// the controller makes exact.
 func goldenText(runs []report.Run, nodes map[string]goldenNode) string {
 	var b strings.Builder
 	for _, r := range runs {
 		fmt.Fprintf(&b, "config %s\n", filepath.Base(r.Config))
 		res := r.Result
+		if len(res.Share) > 0 {
+			writeShareGolden(&b, res, nodes)
+			continue
+		}
 		fmt.Fprintf(&b, "  %s\n", spreadOver(res.Nodes))
 		for _, st := range res.Steps {
 			fmt.Fprintf(&b, "  after %s: %s", st.Step, spreadOver(st.Nodes))
@@ -214,11 +222,33 @@ func goldenText(runs []report.Run, nodes map[string]goldenNode) string {
 				fmt.Fprintf(&b, "    %d unbound: %s\n", o.unbound[reason], reason)
 			}
 		}
-		for _, sh := range res.Share {
-			fmt.Fprintf(&b, "  on-demand share after %s: %s\n", sh.After, sh)
-		}
 	}
 	return b.String()
+}
+
+// writeShareGolden is goldenText of a run with OnDemandShare: the pods per
+// node spec at the end and after each step, then the shares.
+func writeShareGolden(b *strings.Builder, res report.Result, nodes map[string]goldenNode) {
+	fmt.Fprintf(b, "  pods per node spec: %s\n", perSpec(res.Nodes, nodes))
+	for _, st := range res.Steps {
+		fmt.Fprintf(b, "  after %s: %s, %d waiting\n", st.Step, perSpec(st.Nodes, nodes), st.Waiting)
+	}
+	for _, sh := range res.Share {
+		fmt.Fprintf(b, "  on-demand share after %s: %s\n", sh.After, sh)
+	}
+}
+
+// perSpec is "on-demand 6, spot 14": the pods on the nodes of each spec.
+func perSpec(ns []report.NodeResult, nodes map[string]goldenNode) string {
+	counts := map[string]int{}
+	for _, n := range ns {
+		counts[nodes[n.Name].Name] += n.Pods
+	}
+	var parts []string
+	for _, spec := range slices.Sorted(maps.Keys(counts)) {
+		parts = append(parts, fmt.Sprintf("%s %d", spec, counts[spec]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // spreadOver says how many pods are on how many nodes.
