@@ -48,7 +48,11 @@ type shareController struct {
 // startShareController starts the controller of policies on client; stop
 // stops it and waits for it.
 func startShareController(ctx context.Context, client kubernetes.Interface, policies []*policy.Policy, progress io.Writer) (*shareController, error) {
-	fmt.Fprintf(progress, "starting the OnDemandShare controller (%d %s) for the pods the admission policies gate\n", len(policies), map[bool]string{true: "policy", false: "policies"}[len(policies) == 1])
+	what := fmt.Sprintf("%d policies", len(policies))
+	if len(policies) == 1 {
+		what = "1 policy"
+	}
+	fmt.Fprintf(progress, "starting the OnDemandShare controller (%s) for the pods the admission policies gate\n", what)
 	c, err := controller.New(client, informers.NewSharedInformerFactory(client, 0), policies)
 	if err != nil {
 		return nil, fmt.Errorf("the OnDemandShare controller: %w", err)
