@@ -111,13 +111,12 @@ func pluginEntries(t testing.TB, source string, cfg *configv1.KubeSchedulerConfi
 }
 
 // TestInstallComponentsRender renders manifests/install with each
-// component, with placementpolicy and maintenancewindow in either order,
-// each alone and both before ondemandshare (which goes last), and through
+// component alone, with each two and all three in every order, and through
 // examples/install-all-plugins, and checks what the components change: the
 // ConfigMap's profile gains the component's plugin, weight and args, and
 // keeps the base's NodeLessPods and lease; every other object is the base's
 // (the components need no RBAC of their own); the same components give the
-// same objects in either order, so the copies of a combined config cannot
+// same objects in any order, so the copies of a combined config cannot
 // drift apart, and each plugin's args are those of its component alone.
 func TestInstallComponentsRender(t *testing.T) {
 	base := kustomize(t, installDir)
@@ -144,16 +143,28 @@ func TestInstallComponentsRender(t *testing.T) {
 		enabling(with("placementpolicy"), pp),
 		enabling(with("maintenancewindow"), mw),
 		enabling(with("ondemandshare"), ods),
-		enabling(with("placementpolicy", "ondemandshare"), pp, ods),
-		enabling(with("maintenancewindow", "ondemandshare"), mw, ods),
 		// Consecutive renderings that enable the same plugins must give
-		// the same objects: the components in either order.
+		// the same objects: the components in any order.
+		enabling(with("placementpolicy", "ondemandshare"), pp, ods),
+		enabling(with("ondemandshare", "placementpolicy"), pp, ods),
+		enabling(with("maintenancewindow", "ondemandshare"), mw, ods),
+		enabling(with("ondemandshare", "maintenancewindow"), mw, ods),
 		enabling(with("placementpolicy", "maintenancewindow"), pp, mw),
 		enabling(with("maintenancewindow", "placementpolicy"), pp, mw),
-		enabling(with("placementpolicy", "maintenancewindow", "ondemandshare"), pp, mw, ods),
-		enabling(with("maintenancewindow", "placementpolicy", "ondemandshare"), pp, mw, ods),
-		{"examples/install-all-plugins", kustomize(t, allPluginsOverlay), []string{pp, mw, ods}},
 	}
+	for _, order := range [][]string{
+		{"placementpolicy", "maintenancewindow", "ondemandshare"},
+		{"maintenancewindow", "placementpolicy", "ondemandshare"},
+		{"placementpolicy", "ondemandshare", "maintenancewindow"},
+		{"ondemandshare", "placementpolicy", "maintenancewindow"},
+		{"maintenancewindow", "ondemandshare", "placementpolicy"},
+		{"ondemandshare", "maintenancewindow", "placementpolicy"},
+	} {
+		renderings = append(renderings, enabling(with(order...), pp, mw, ods))
+	}
+	renderings = append(renderings,
+		rendering{"examples/install-all-plugins", kustomize(t, allPluginsOverlay), []string{pp, mw, ods}},
+	)
 	// The args of each plugin, as its own component sets them.
 	componentArgs := map[string]any{}
 	for _, r := range renderings {
