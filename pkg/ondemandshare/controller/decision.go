@@ -19,7 +19,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"math"
 	"strconv"
 
 	v1 "k8s.io/api/core/v1"
@@ -100,10 +99,21 @@ func decidedPod(pod *v1.Pod, p *policy.Policy, slot int32, class share.Class, ow
 	return out
 }
 
-// fallbackCost is below the cost of every slot (share.DeletionCost), and
-// still an int32.
+// Karpenter (v1.15) weighs a pod at 1 + deletion cost/2^27, counts a weight
+// of 0 or less as nothing, and calls a node whose pods weigh nothing "Empty"
+// (pkg/utils/disruption EvictionCost, ComputeRescheduleDisruptionCost;
+// Candidate.IsEmpty): at -2^27 or lower, a Running fallback pod gets its node
+// deleted. fallbackFloor keeps the weight at 1/4 or more.
+const (
+	fallbackFloor = -(1 << 26) // below the cost of slots up to 2^26-1
+	fallbackSpan  = 1 << 25
+)
+
+// fallbackCost is below the cost of every slot (share.DeletionCost) up to
+// 2^26-1, lower for a higher slot (scale-down removes it first), and above
+// -2^27 so that Karpenter still counts the pod.
 func fallbackCost(slot int32) string {
-	return strconv.FormatInt(max(-int64(slot)-1<<30, math.MinInt32), 10)
+	return strconv.FormatInt(fallbackFloor-int64(min(max(slot, 0), fallbackSpan)), 10)
 }
 
 func hasToleration(tols []v1.Toleration, t *v1.Toleration) bool {

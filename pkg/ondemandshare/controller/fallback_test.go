@@ -63,6 +63,12 @@ func TestSpotWaitTimeout(t *testing.T) {
 		t.Errorf("replacement's deletion cost %s, want %s", got, fallbackCost(2))
 	}
 	tm.waitEvents("Warning "+ReasonSpotWaitTimeout+" p-2: Slot 2 of Deployment web falls back to on-demand: pod p-1 waited 5m0s", 1)
+	// The hook runs after the event is recorded.
+	tm.waitFor("p-2's decision", func() bool {
+		tm.mu.Lock()
+		defer tm.mu.Unlock()
+		return tm.decisions[len(tm.decisions)-1].Pod.Name == "p-2"
+	})
 	tm.mu.Lock()
 	if d := tm.decisions[len(tm.decisions)-1]; d.Pod.Name != "p-2" || d.Fallback != FallbackSpotTimeout || d.Class != share.OnDemand {
 		t.Errorf("last decision %s %s fallback %q, want p-2 on-demand %s", d.Pod.Name, d.Class, d.Fallback, FallbackSpotTimeout)

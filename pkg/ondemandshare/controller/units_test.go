@@ -175,16 +175,27 @@ func TestAsSpot(t *testing.T) {
 	}
 }
 
-// TestFallbackCost: below every slot's cost, and an int32.
+// TestFallbackCost: an int32, below every slot's cost, lower for a higher
+// slot, and a weight Karpenter still counts: it weighs a pod at
+// 1 + cost/2^27 and a node whose pods weigh 0 or less is "Empty", so a
+// lower cost gets a node with Running fallback pods deleted.
 func TestFallbackCost(t *testing.T) {
-	for _, slot := range []int32{1, 2, 1 << 30, math.MaxInt32} {
+	prev := int64(math.MaxInt64)
+	for _, slot := range []int32{1, 2, 1 << 25, 1 << 30, math.MaxInt32} {
 		got, err := strconv.ParseInt(fallbackCost(slot), 10, 32)
 		if err != nil {
 			t.Errorf("slot %d: %v", slot, err)
 		}
-		if last, _ := strconv.ParseInt(share.DeletionCost(1<<30-1), 10, 32); got >= last {
+		if last, _ := strconv.ParseInt(share.DeletionCost(1<<26-1), 10, 32); got >= last {
 			t.Errorf("slot %d: cost %d is not below %d", slot, got, last)
 		}
+		if w := 1 + float64(got)/(1<<27); w < 0.25 {
+			t.Errorf("slot %d: cost %d weighs %.2f for Karpenter, want 0.25 or more", slot, got, w)
+		}
+		if slot <= 1<<25 && got >= prev {
+			t.Errorf("slot %d: cost %d is not below a lower slot's %d", slot, got, prev)
+		}
+		prev = got
 	}
 }
 
