@@ -188,6 +188,9 @@ func newTestFramework(t *testing.T, args *config.OnDemandShareArgs, w world) *te
 	for _, rs := range w.rss {
 		mustAdd(t, factory.Apps().V1().ReplicaSets().Informer().GetStore().Add(rs))
 	}
+	for _, n := range w.nodes {
+		mustAdd(t, factory.Core().V1().Nodes().Informer().GetStore().Add(n))
+	}
 	var inSnapshot []*v1.Pod
 	for _, p := range w.pods {
 		mustAdd(t, factory.Core().V1().Pods().Informer().GetStore().Add(p))

@@ -27,6 +27,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/adminsched/scheduler-plugins/pkg/ondemandshare/policy"
+	"github.com/adminsched/scheduler-plugins/pkg/ondemandshare/share"
 )
 
 // subsystem prefixes every metric of the plugin.
@@ -85,7 +86,10 @@ func (pl *OnDemandShare) PostBind(ctx context.Context, state fwk.CycleState, pod
 	if c := pl.undecided[t.policy.Name]; c != nil {
 		c.Inc()
 	}
-	class := pl.nodeClass(t.policy, nodeName)
+	var class share.Class
+	if node, err := pl.nodes.Get(nodeName); err == nil {
+		class, _ = t.policy.NodeClass(node)
+	}
 	klog.FromContext(ctx).V(2).Info("Placed an undecided pod", "pod", klog.KObj(pod), "node", nodeName, "class", class,
 		"policy", t.policy.Name, "onDemand", t.onDemand, "required", t.required)
 	if pl.recorder != nil {

@@ -17,12 +17,15 @@ limitations under the License.
 package ondemandshare
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/component-base/metrics/testutil"
+	"k8s.io/kubernetes/pkg/scheduler/backend/cache"
 
 	"github.com/adminsched/scheduler-plugins/pkg/ondemandshare/share"
 )
@@ -54,5 +57,26 @@ func TestUndecidedPodsCounted(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]float64{"web": 1, "other": 0}, undecidedCounts(t, tfw.profile)); diff != "" {
 		t.Errorf("after an undecided and a decided pod (-want +got):\n%s", diff)
+	}
+}
+
+// TestPostBindOutsideTheCycle: PostBind runs in the binding goroutine while
+// the next cycle rewrites the snapshot; it reads the node from the
+// informer, so its Event names the class of the node the pod got.
+func TestPostBindOutsideTheCycle(t *testing.T) {
+	undecided := webPod("undecided")
+	tfw := newTestFramework(t, argsOf(webPolicy(50)), defaultWorld(undecided))
+	rec := events.NewFakeRecorder(1)
+	tfw.pl.recorder = rec
+	r := tfw.cycle(undecided)
+	*tfw.snapshot = *cache.NewSnapshot(nil, nil)
+	tfw.f.RunPostBindPlugins(tfw.ctx, r.state, undecided, "od-1")
+	select {
+	case e := <-rec.Events:
+		if !strings.Contains(e, `placed on a "on-demand" node`) {
+			t.Errorf("event %q, want it to name the on-demand class of od-1", e)
+		}
+	default:
+		t.Error("no event for the undecided pod")
 	}
 }

@@ -66,6 +66,9 @@ type OnDemandShare struct {
 
 	namespaces  corelisters.NamespaceLister
 	replicaSets appslisters.ReplicaSetLister
+	// nodes serves PostBind, which runs outside the scheduling cycle, when
+	// the snapshot may be rewritten by the next one.
+	nodes corelisters.NodeLister
 	// podsByOwner and rsByOwner index pods and ReplicaSets by their
 	// controller's UID (workload.ControllerIndex).
 	podsByOwner, rsByOwner cache.Indexer
@@ -126,6 +129,7 @@ func (pl *OnDemandShare) watch(h fwk.Handle) error {
 	f := h.SharedInformerFactory()
 	pl.namespaces = f.Core().V1().Namespaces().Lister()
 	pl.replicaSets = f.Apps().V1().ReplicaSets().Lister()
+	pl.nodes = f.Core().V1().Nodes().Lister()
 	var err error
 	if pl.podsByOwner, err = ownerIndex(f.Core().V1().Pods().Informer()); err != nil {
 		return fmt.Errorf("%s: indexing pods: %w", Name, err)
