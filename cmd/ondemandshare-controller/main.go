@@ -19,12 +19,13 @@ limitations under the License.
 // scheduler's KubeSchedulerConfiguration ask for
 // (kep/46-on-demand-share/README.md, section 6). One subcommand a role:
 //
-//	ondemandshare-controller render --config scheduler-config.yaml | kubectl apply -f -
+//	ondemandshare-controller render --config scheduler-config.yaml --apply
 //	ondemandshare-controller run --config scheduler-config.yaml
 //
-// render writes the policies as MutatingAdmissionPolicies that gate and
-// label the pods they select at creation; run decides those pods' capacity
-// class (a Deployment, leader-elected).
+// render writes (or, with --apply, applies) the policies as
+// MutatingAdmissionPolicies that gate and label the pods they select at
+// creation; run decides those pods' capacity class (a Deployment,
+// leader-elected, with no right on admission policies).
 package main
 
 import (
@@ -41,8 +42,9 @@ func main() {
 }
 
 // newCommand is the root command, which dispatches to the subcommands.
-// Logging flags belong to the subcommands that log (run): render writes
-// only its output and its errors.
+// Logging flags belong to the subcommand that logs (run): render writes
+// only its output and its errors (and, with --apply or --delete, one line
+// that says what it did).
 func newCommand(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "ondemandshare-controller",

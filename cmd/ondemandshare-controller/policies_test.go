@@ -29,13 +29,22 @@ import (
 
 	"github.com/adminsched/scheduler-plugins/pkg/admissionpolicy"
 	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
+	"github.com/adminsched/scheduler-plugins/pkg/ondemandshare/admission"
 )
 
 // TestApplyPoliciesNotServed: an API server that does not serve the
 // policies' group version fails the apply with an error that says so (and,
 // on a minor that serves them only when switched on, how).
 func TestApplyPoliciesNotServed(t *testing.T) {
-	_, rendered, err := loadPolicies("testdata/scheduler-config.yaml")
+	cfg, err := loadConfig(testConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	profiles, err := admission.FromConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rendered, err := admission.Render(profiles, admission.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,6 +42,7 @@ const maxConfigBytes = 1 << 20
 
 func newRenderCommand(stdout, stderr io.Writer) *cobra.Command {
 	var flags admissionpolicy.RenderFlags
+	var cluster clusterFlags
 	cmd := &cobra.Command{
 		Use:   "render --config FILE",
 		Short: "Render OnDemandShare policies as MutatingAdmissionPolicies that gate and label the pods they select",
@@ -51,11 +52,25 @@ policy of its profiles, a MutatingAdmissionPolicy and its binding. When a pod th
 policy selects is created, they add the scheduling gate ondemandshare.adminsched.io/decide
 and the label ondemandshare.adminsched.io/policy=<policy>: the pod waits, unseen by
 autoscalers, until the controller has decided its capacity class. A pod two policies
-select belongs to the first by name.`,
+select belongs to the first by name.
+
+With --apply it server-side applies them instead of writing them, and deletes those
+it applied that the config no longer has; with --delete it deletes every one it
+applied (before the controller is removed: a gated pod needs the controller). The
+controller itself has no right on admission policies: an admin, or the chart's
+short-lived hook Job, runs these.`,
 		Example: `  ondemandshare-controller render --config scheduler-config.yaml | kubectl apply -f -
-  ondemandshare-controller render --config scheduler-config.yaml --kube-version 1.35 --output-file policies.yaml`,
+  ondemandshare-controller render --config scheduler-config.yaml --kube-version 1.35 --output-file policies.yaml
+  ondemandshare-controller render --config scheduler-config.yaml --apply
+  ondemandshare-controller render --delete`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := cluster.check(flags); err != nil {
+				return err
+			}
+			if cluster.delete {
+				return cluster.run(cmd.Context(), nil)
+			}
 			if flags.Config == "" {
 				return fmt.Errorf("--config is required: the KubeSchedulerConfiguration file whose OnDemandShare policies to render")
 			}
@@ -78,6 +93,9 @@ select belongs to the first by name.`,
 			if len(profiles) == 0 {
 				fmt.Fprintf(stderr, "no profile of %s holds OnDemandShare args: nothing to render\n", flags.Config)
 			}
+			if cluster.apply {
+				return cluster.run(cmd.Context(), res)
+			}
 			var buf bytes.Buffer
 			if err := res.WriteYAMLFor(&buf, flags.Config, served); err != nil {
 				return err
@@ -86,6 +104,7 @@ select belongs to the first by name.`,
 		},
 	}
 	flags.AddFlags(cmd.Flags(), "creates it ungated (the guard plugin still holds its workload to the minimum, unseen by autoscalers)")
+	cluster.addFlags(cmd.Flags())
 	return cmd
 }
 

@@ -37,9 +37,6 @@ type runFlags struct {
 	leaderElection         controllerrun.LeaderElection
 	httpAddress            string
 	workers                int
-	// applyAdmissionPolicies: the leader applies the policies it renders
-	// from the config, and deletes those it applied that the config dropped.
-	applyAdmissionPolicies bool
 }
 
 func newRunCommand() *cobra.Command {
@@ -53,7 +50,8 @@ decides each one's capacity class so that every workload keeps its policy's mini
 on-demand nodes: it writes the slot and class labels, the required node affinity of the
 class (and its tolerations), the pod-deletion-cost that makes scale-down remove the
 highest slots first, and removes the gate, in one update. Its state lives in the pods:
-a new leader rebuilds it from the API server.`,
+a new leader rebuilds it from the API server. It does not apply the admission
+policies (render --apply does): it has no right on them.`,
 		Example: `  ondemandshare-controller run --config /etc/kubernetes/custom-scheduler/scheduler-config.yaml`,
 		Args:    cobra.NoArgs,
 		// SIGTERM cancels the context: the leader releases its Lease.
@@ -69,7 +67,6 @@ a new leader rebuilds it from the API server.`,
 	f.leaderElection.AddFlags(fs, "ondemandshare-controller")
 	controllerrun.AddHTTPAddressFlag(fs, &f.httpAddress)
 	fs.IntVar(&f.workers, "workers", 4, "How many workloads are decided at once; one workload is never decided by two workers.")
-	fs.BoolVar(&f.applyAdmissionPolicies, "apply-admission-policies", false, "Once leader, server-side apply the MutatingAdmissionPolicies that render writes for --config, and delete those this command applied that --config no longer has.")
 	_ = cmd.MarkFlagRequired("config")
 	return controllerrun.WithSecureServing(cmd, "ondemandshare-controller")
 }
@@ -83,7 +80,7 @@ func runController(ctx context.Context, f runFlags) error {
 			return err
 		}
 	}
-	policies, rendered, err := loadPolicies(f.configFile)
+	policies, err := loadPolicies(f.configFile)
 	if err != nil {
 		return err
 	}
@@ -104,11 +101,6 @@ func runController(ctx context.Context, f runFlags) error {
 		}
 	}
 	run := controllerrun.StopQuietly(func(ctx context.Context) error {
-		if f.applyAdmissionPolicies {
-			if err := applyPolicies(ctx, client, rendered); err != nil {
-				return err
-			}
-		}
 		factory := informers.NewSharedInformerFactory(client, 0)
 		c, err := controller.New(client, factory, policies)
 		if err != nil {
@@ -126,28 +118,27 @@ func runController(ctx context.Context, f runFlags) error {
 }
 
 // loadPolicies returns the policies of every profile of the scheduler
-// config at path, and their admission policies as render writes them.
-// Render checks that a policy several profiles hold means the same in each,
-// so the first profile's copy stands for all.
-func loadPolicies(path string) ([]*policy.Policy, *admission.Result, error) {
+// config at path. It renders their admission policies too, as render does,
+// for render's checks: a policy several profiles hold must mean the same in
+// each, so the first profile's copy stands for all.
+func loadPolicies(path string) ([]*policy.Policy, error) {
 	cfg, err := loadConfig(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	profiles, err := admission.FromConfig(cfg)
 	if err != nil {
-		return nil, nil, fmt.Errorf("scheduler config %s: %w", path, err)
+		return nil, fmt.Errorf("scheduler config %s: %w", path, err)
 	}
-	rendered, err := admission.Render(profiles, admission.Options{})
-	if err != nil {
-		return nil, nil, fmt.Errorf("scheduler config %s: %w", path, err)
+	if _, err := admission.Render(profiles, admission.Options{}); err != nil {
+		return nil, fmt.Errorf("scheduler config %s: %w", path, err)
 	}
 	var out []*policy.Policy
 	seen := map[string]bool{}
 	for _, p := range profiles {
 		compiled, err := policy.Compile(p.Args)
 		if err != nil {
-			return nil, nil, fmt.Errorf("scheduler config %s: profile %s: %w", path, p.SchedulerName, err)
+			return nil, fmt.Errorf("scheduler config %s: profile %s: %w", path, p.SchedulerName, err)
 		}
 		for _, c := range compiled {
 			if !seen[c.Name] {
@@ -157,7 +148,7 @@ func loadPolicies(path string) ([]*policy.Policy, *admission.Result, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, nil, fmt.Errorf("scheduler config %s: no profile holds OnDemandShare policies: nothing to decide", path)
+		return nil, fmt.Errorf("scheduler config %s: no profile holds OnDemandShare policies: nothing to decide", path)
 	}
-	return out, rendered, nil
+	return out, nil
 }

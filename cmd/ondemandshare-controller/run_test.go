@@ -28,15 +28,11 @@ import (
 	"github.com/spf13/pflag"
 	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/internal/controllerrun"
-	"github.com/adminsched/scheduler-plugins/internal/localcluster"
-	"github.com/adminsched/scheduler-plugins/pkg/admissionpolicy"
 	"github.com/adminsched/scheduler-plugins/pkg/ondemandshare/admission"
 	"github.com/adminsched/scheduler-plugins/pkg/ondemandshare/share"
 )
@@ -93,7 +89,7 @@ func leaderElectionDefaults(t *testing.T) controllerrun.LeaderElection {
 
 // TestLoadPolicies: a policy two profiles hold is one policy.
 func TestLoadPolicies(t *testing.T) {
-	policies, _, err := loadPolicies("testdata/scheduler-config.yaml")
+	policies, err := loadPolicies("testdata/scheduler-config.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,74 +102,27 @@ func TestLoadPolicies(t *testing.T) {
 	}
 }
 
-// TestRunDecides runs the command against a real control plane with
-// --apply-admission-policies: once leader, it applies the policies render
-// writes for its config and deletes one it applied for an earlier config;
-// then the Deployment controller's 4 pods are gated at creation, and the run
-// decides them, 2 on-demand at 50%.
+// TestRunDecides runs the command against a real control plane, after
+// render --apply applied the policy of its config: the Deployment
+// controller's 4 pods are gated at creation, and the run decides them, 2
+// on-demand at 50%.
 func TestRunDecides(t *testing.T) {
-	assets, err := localcluster.AssetsFromEnv("../../bin")
-	if err != nil {
-		t.Fatalf("this test needs a real control plane: %v", err)
-	}
-	cp, err := localcluster.Start(assets, t.TempDir(), localcluster.WithMutatingAdmissionPolicy())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cp.Stop() })
-	client := kubernetes.NewForConfigOrDie(cp.Config)
-	configPath := filepath.Join(t.TempDir(), "scheduler-config.yaml")
-	if err := os.WriteFile(configPath, []byte(`apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  pluginConfig:
-  - name: OnDemandShare
-    args:
-      policies:
-      - {name: web, namespaces: [default], minOnDemandPercent: 50}
-`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cp, client, configPath := startControlPlane(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	// A policy an earlier config had, which the run must delete, and one it
-	// does not own (no policy label, as WaitInForce's canary), which it
-	// must keep.
-	stale := admission.Renderer.ObjectMeta("gone", map[string]string{share.PolicyLabel: "gone"}, nil)
-	foreign := admission.Renderer.ObjectMeta("canary-x", nil, nil)
-	for _, meta := range []metav1.ObjectMeta{stale, foreign} {
-		pair := admissionpolicy.PodPolicy{Meta: meta, Patches: []string{"true ? [] : [JSONPatch{op: 'test', path: '/kind', value: 'Pod'}]"}, FailurePolicy: admissionpolicy.Ignore}.Render()
-		if err := admissionpolicy.Apply(ctx, client, []admissionpolicy.Pair{pair}); err != nil {
-			t.Fatal(err)
-		}
-	}
-
-	done := make(chan error, 1)
-	go func() {
-		f := runFlags{configFile: configPath, kubeconfig: cp.KubeconfigPath, workers: 2, applyAdmissionPolicies: true}
-		f.leaderElection = leaderElectionDefaults(t)
-		f.leaderElection.Namespace = "default"
-		done <- runController(ctx, f)
-	}()
-	api := admissionpolicy.Client(client)
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		b, err := api.MutatingAdmissionPolicyBindings().Get(ctx, "ondemandshare-web", metav1.GetOptions{})
-		if err != nil {
-			return false, nil
-		}
-		_, err = api.MutatingAdmissionPolicies().Get(ctx, stale.Name, metav1.GetOptions{})
-		return appliedBy(b.ManagedFields, "ondemandshare-controller") && apierrors.IsNotFound(err), nil
-	})
-	if err != nil {
-		t.Fatalf("the leader did not server-side apply ondemandshare-web and delete %s: %v", stale.Name, err)
-	}
-	if _, err := api.MutatingAdmissionPolicies().Get(ctx, foreign.Name, metav1.GetOptions{}); err != nil {
-		t.Errorf("the run deleted %s, which it does not own: %v", foreign.Name, err)
+	if _, stderr, code := render(t, "--config", configPath, "--apply", "--kubeconfig", cp.KubeconfigPath); code != 0 {
+		t.Fatalf("render --apply: exit code %d: %s", code, stderr)
 	}
 	if err := admission.Renderer.WaitInForce(ctx, client, "default", time.Minute); err != nil {
 		t.Fatal(err)
 	}
+	done := make(chan error, 1)
+	go func() {
+		f := runFlags{configFile: configPath, kubeconfig: cp.KubeconfigPath, workers: 2}
+		f.leaderElection = leaderElectionDefaults(t)
+		f.leaderElection.Namespace = "default"
+		done <- runController(ctx, f)
+	}()
 
 	labels := map[string]string{"app": "web"}
 	d := &appsv1.Deployment{
@@ -189,7 +138,7 @@ profiles:
 		t.Fatal(err)
 	}
 	var classes map[string]int
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		pods, err := client.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
 		if err != nil {
 			return false, nil
@@ -218,14 +167,4 @@ profiles:
 	case <-time.After(30 * time.Second):
 		t.Error("run did not return 30s after its context ended")
 	}
-}
-
-// appliedBy reports whether manager server-side applied the object.
-func appliedBy(fields []metav1.ManagedFieldsEntry, manager string) bool {
-	for _, f := range fields {
-		if f.Manager == manager && f.Operation == metav1.ManagedFieldsOperationApply {
-			return true
-		}
-	}
-	return false
 }
