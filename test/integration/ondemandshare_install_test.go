@@ -22,11 +22,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -53,13 +56,17 @@ const onDemandShareDir = "../../manifests/ondemandshare-controller"
 // RBAC, from manifests/ondemandshare-controller and from the chart, to the
 // API server, and runs bin/ondemandshare-controller as their Deployment
 // does (its flags, POD_NAMESPACE) with the ServiceAccount's own token:
-//   - it takes its Lease, server-side applies the admission policy of the
-//     config and decides the two pods of a Deployment that policy gated,
-//     one on-demand and one spot at 50%;
+//   - the admission policy of the config is applied first: for the chart
+//     by its post-install hook Job's command, with the hook ServiceAccount's
+//     token and RBAC; for the kustomization by the admin, as its README says;
+//   - it takes its Lease and decides the two pods of a Deployment that
+//     policy gated, one on-demand and one spot at 50%;
 //   - it is refused nothing ("forbidden" in its log) and answers /healthz
 //     on its secure port;
-//   - calls outside its rules are forbidden;
-//   - the chart and the kustomization grant the same.
+//   - calls outside its rules, admission policies included, are forbidden;
+//   - the chart's pre-delete hook Job's command deletes the policy with the
+//     hook's token, which is refused the rest;
+//   - the chart and the kustomization grant the controller the same.
 func TestOnDemandShareInstallRBAC(t *testing.T) {
 	if !kubeversion.Has(kubeversion.MutatingAdmissionPolicyV1) {
 		// The shared cluster does not turn on 1.35's beta API.
@@ -96,8 +103,14 @@ func TestOnDemandShareInstallRBAC(t *testing.T) {
 			objs := tt.objs(tc.ns)
 			var deployment *appsv1.Deployment
 			var rbac []*unstructured.Unstructured
+			hooks := &onDemandShareHooks{jobs: map[string]*batchv1.Job{}}
 			for _, o := range objs {
-				if !strings.Contains(o.GetName(), "ondemandshare-controller") {
+				switch {
+				case strings.Contains(o.GetName(), "ondemandshare-controller"):
+				case strings.Contains(o.GetName(), "ondemandshare-admission"):
+					hooks.add(t, o)
+					continue
+				default:
 					continue // the chart's scheduler
 				}
 				switch o.GetKind() {
@@ -113,8 +126,14 @@ func TestOnDemandShareInstallRBAC(t *testing.T) {
 			if deployment == nil {
 				t.Fatalf("%s renders no Deployment of the controller", tt.source)
 			}
+			if tt.source == "kustomize" {
+				hooks = nil // the admin applies the policies
+			} else {
+				hooks.check(t)
+				tc.apply(hooks.rbac)
+			}
 			tc.apply(rbac)
-			tc.checkOnDemandShareRun(deployment, tt.sa)
+			tc.checkOnDemandShareRun(deployment, tt.sa, hooks)
 		})
 	}
 }
@@ -122,7 +141,7 @@ func TestOnDemandShareInstallRBAC(t *testing.T) {
 // checkOnDemandShareRun runs the controller as deployment's container does,
 // as ServiceAccount sa of the test's namespace (see
 // TestOnDemandShareInstallRBAC).
-func (tc *testContext) checkOnDemandShareRun(deployment *appsv1.Deployment, sa string) {
+func (tc *testContext) checkOnDemandShareRun(deployment *appsv1.Deployment, sa string, hooks *onDemandShareHooks) {
 	t := tc.t
 	t.Helper()
 	name := "inst-" + rand.String(5)
@@ -161,11 +180,16 @@ func (tc *testContext) checkOnDemandShareRun(deployment *appsv1.Deployment, sa s
 		args = append(args, a)
 	}
 	args = append(args, "--kubeconfig="+kubeconfig, "--bind-address=127.0.0.1")
-	for _, want := range []string{"run", "--apply-admission-policies=true", "--leader-elect=true"} {
+	for _, want := range []string{"run", "--leader-elect=true"} {
 		if !strings.Contains(strings.Join(args, " "), want) {
 			t.Errorf("the Deployment's command %v lacks %s", args, want)
 		}
 	}
+	hookKubeconfig := adminKubeconfig
+	if hooks != nil {
+		hookKubeconfig = tc.serviceAccountKubeconfig(tc.ns, hooks.sa)
+	}
+	tc.runRender(hooks.command("apply"), configPath, hookKubeconfig)
 	cmd := exec.Command(onDemandShareBinary(t), args...)
 	for _, e := range os.Environ() {
 		if !strings.HasPrefix(e, "KUBECONFIG=") && !strings.HasPrefix(e, "POD_NAMESPACE=") {
@@ -176,24 +200,13 @@ func (tc *testContext) checkOnDemandShareRun(deployment *appsv1.Deployment, sa s
 	proc := tc.start("ondemandshare-controller", cmd)
 	checkHealthz(t, tc.ctx, proc, port)
 
+	// It decides nothing before it leads.
 	err = wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(ctx context.Context) (bool, error) {
-		b, err := admissionpolicy.Client(adminClient).MutatingAdmissionPolicyBindings().Get(ctx, odsadmission.NamePrefix+name, metav1.GetOptions{})
-		if err != nil {
-			return false, nil
-		}
-		for _, f := range b.ManagedFields {
-			if f.Manager == "ondemandshare-controller" && f.Operation == metav1.ManagedFieldsOperationApply {
-				return true, nil
-			}
-		}
-		return false, nil
+		lease, err := adminClient.CoordinationV1().Leases(tc.ns).Get(ctx, "ondemandshare-controller", metav1.GetOptions{})
+		return err == nil && ptr.Deref(lease.Spec.HolderIdentity, "") != "", nil
 	})
 	if err != nil {
-		t.Fatalf("the controller did not apply its admission policy: %v\n%s", err, proc.Output())
-	}
-	lease, err := adminClient.CoordinationV1().Leases(tc.ns).Get(tc.ctx, "ondemandshare-controller", metav1.GetOptions{})
-	if err != nil || ptr.Deref(lease.Spec.HolderIdentity, "") == "" {
-		t.Errorf("the controller's Lease %s/ondemandshare-controller: %v (holder %v)", tc.ns, err, lease)
+		t.Errorf("the controller did not take its Lease %s/ondemandshare-controller: %v\n%s", tc.ns, err, proc.Output())
 	}
 	if err := odsadmission.Renderer.WaitInForce(tc.ctx, adminClient, tc.ns, waitTimeout); err != nil {
 		t.Fatal(err)
@@ -232,12 +245,62 @@ func (tc *testContext) checkOnDemandShareRun(deployment *appsv1.Deployment, sa s
 	if lines := forbidden.FindAllString(proc.Output(), -1); len(lines) > 0 {
 		t.Errorf("the controller running as its ServiceAccount was refused %d times (first: %q): the RBAC misses something", len(lines), lines[0])
 	}
-	tc.checkOnDemandShareForbidden(kubeconfig)
+	tc.checkForbidden("the controller's ServiceAccount", kubeconfig, onDemandShareControllerRefused)
+	tc.runRender(hooks.command("delete"), configPath, hookKubeconfig)
+	_, err = admissionpolicy.Client(adminClient).MutatingAdmissionPolicies().Get(tc.ctx, odsadmission.NamePrefix+name, metav1.GetOptions{})
+	if !apierrors.IsNotFound(err) {
+		t.Errorf("render --delete kept the admission policy: %v", err)
+	}
+	if hooks != nil {
+		tc.checkForbidden("the hook's ServiceAccount", hookKubeconfig, map[string]forbiddenCall{
+			"list pods": func(ctx context.Context, c kubernetes.Interface, ns string) error {
+				_, err := c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+				return err
+			},
+			"list secrets":                       onDemandShareControllerRefused["list secrets"],
+			"delete a ValidatingAdmissionPolicy": onDemandShareControllerRefused["delete a ValidatingAdmissionPolicy"],
+		})
+	}
 }
 
-// checkOnDemandShareForbidden: what the controller's rules do not grant is
-// refused to its token.
-func (tc *testContext) checkOnDemandShareForbidden(kubeconfig string) {
+// forbiddenCall is an API call that a ServiceAccount must be refused.
+type forbiddenCall func(ctx context.Context, client kubernetes.Interface, ns string) error
+
+// onDemandShareControllerRefused: what the controller's rules do not grant.
+var onDemandShareControllerRefused = map[string]forbiddenCall{
+	"list secrets": func(ctx context.Context, c kubernetes.Interface, ns string) error {
+		_, err := c.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{})
+		return err
+	},
+	"delete a node": func(ctx context.Context, c kubernetes.Interface, _ string) error {
+		return c.CoreV1().Nodes().Delete(ctx, "any-node", metav1.DeleteOptions{})
+	},
+	"delete a Deployment": func(ctx context.Context, c kubernetes.Interface, ns string) error {
+		return c.AppsV1().Deployments(ns).Delete(ctx, "web", metav1.DeleteOptions{})
+	},
+	"create a pod": func(ctx context.Context, c kubernetes.Interface, ns string) error {
+		_, err := c.CoreV1().Pods(ns).Create(ctx, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "x"},
+			Spec: v1.PodSpec{Containers: []v1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}}}, metav1.CreateOptions{})
+		return err
+	},
+	"get another Lease": func(ctx context.Context, c kubernetes.Interface, ns string) error {
+		_, err := c.CoordinationV1().Leases(ns).Get(ctx, "kube-scheduler", metav1.GetOptions{})
+		return err
+	},
+	"delete a ValidatingAdmissionPolicy": func(ctx context.Context, c kubernetes.Interface, _ string) error {
+		return c.AdmissionregistrationV1().ValidatingAdmissionPolicies().Delete(ctx, "any", metav1.DeleteOptions{})
+	},
+	// The hook Jobs apply the admission policies: a MAP can mutate any pod.
+	"create a MutatingAdmissionPolicy": func(ctx context.Context, c kubernetes.Interface, _ string) error {
+		meta := odsadmission.Renderer.ObjectMeta("refused", map[string]string{share.PolicyLabel: "refused"}, nil)
+		pair := admissionpolicy.PodPolicy{Meta: meta, Patches: []string{"true ? [] : [JSONPatch{op: 'test', path: '/kind', value: 'Pod'}]"}, FailurePolicy: admissionpolicy.Ignore}.Render()
+		_, err := admissionpolicy.Client(c).MutatingAdmissionPolicies().Create(ctx, pair.Policy, metav1.CreateOptions{})
+		return err
+	},
+}
+
+// checkForbidden: each call is refused to the token of kubeconfig (who).
+func (tc *testContext) checkForbidden(who, kubeconfig string, calls map[string]forbiddenCall) {
 	t := tc.t
 	t.Helper()
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
@@ -245,34 +308,112 @@ func (tc *testContext) checkOnDemandShareForbidden(kubeconfig string) {
 		t.Fatal(err)
 	}
 	client := kubernetes.NewForConfigOrDie(cfg)
-	ctx := tc.ctx
-	for what, call := range map[string]func() error{
-		"list secrets": func() error {
-			_, err := client.CoreV1().Secrets(tc.ns).List(ctx, metav1.ListOptions{})
-			return err
-		},
-		"delete a node": func() error {
-			return client.CoreV1().Nodes().Delete(ctx, "any-node", metav1.DeleteOptions{})
-		},
-		"delete a Deployment": func() error {
-			return client.AppsV1().Deployments(tc.ns).Delete(ctx, "web", metav1.DeleteOptions{})
-		},
-		"create a pod": func() error {
-			_, err := client.CoreV1().Pods(tc.ns).Create(ctx, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "x"},
-				Spec: v1.PodSpec{Containers: []v1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}}}, metav1.CreateOptions{})
-			return err
-		},
-		"get another Lease": func() error {
-			_, err := client.CoordinationV1().Leases(tc.ns).Get(ctx, "kube-scheduler", metav1.GetOptions{})
-			return err
-		},
-		"delete a ValidatingAdmissionPolicy": func() error {
-			return client.AdmissionregistrationV1().ValidatingAdmissionPolicies().Delete(ctx, "any", metav1.DeleteOptions{})
-		},
-	} {
-		if err := call(); !apierrors.IsForbidden(err) {
-			t.Errorf("%s as the controller's ServiceAccount: %v, want forbidden", what, err)
+	for what, call := range calls {
+		if err := call(tc.ctx, client, tc.ns); !apierrors.IsForbidden(err) {
+			t.Errorf("%s as %s: %v, want forbidden", what, who, err)
 		}
+	}
+}
+
+// onDemandShareHooks are the chart's admission-policy hook objects: the
+// ServiceAccount, its RBAC and the Jobs by their command's action.
+type onDemandShareHooks struct {
+	sa   string
+	rbac []*unstructured.Unstructured
+	jobs map[string]*batchv1.Job // "apply", "delete"
+}
+
+// add files a hook object o.
+func (h *onDemandShareHooks) add(t *testing.T, o *unstructured.Unstructured) {
+	t.Helper()
+	switch o.GetKind() {
+	case "ServiceAccount":
+		h.sa = o.GetName()
+		h.rbac = append(h.rbac, o)
+	case "ClusterRole", "ClusterRoleBinding":
+		h.rbac = append(h.rbac, o)
+	case "Job":
+		job := &batchv1.Job{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, job); err != nil {
+			t.Fatal(err)
+		}
+		h.jobs[strings.TrimPrefix(job.Spec.Template.Spec.Containers[0].Command[3], "--")] = job
+	default:
+		t.Errorf("the chart renders an unexpected hook object %s %s", o.GetKind(), o.GetName())
+	}
+}
+
+// check: each Job runs at its hook, as the hook's ServiceAccount, after
+// its RBAC (a lower weight), and Helm deletes them all once they succeeded.
+func (h *onDemandShareHooks) check(t *testing.T) {
+	t.Helper()
+	if h.sa == "" || len(h.rbac) != 3 {
+		t.Fatalf("the chart's hook renders ServiceAccount %q and %d RBAC objects, want a ServiceAccount, a ClusterRole and its binding", h.sa, len(h.rbac))
+	}
+	for action, hook := range map[string]string{"apply": "post-install,post-upgrade", "delete": "pre-delete"} {
+		job := h.jobs[action]
+		if job == nil {
+			t.Fatalf("the chart renders no hook Job that runs render --%s", action)
+		}
+		if got := job.Annotations["helm.sh/hook"]; got != hook {
+			t.Errorf("Job %s runs at hook %q, want %q", job.Name, got, hook)
+		}
+		if job.Spec.Template.Spec.ServiceAccountName != h.sa {
+			t.Errorf("Job %s runs as %q, want %q", job.Name, job.Spec.Template.Spec.ServiceAccountName, h.sa)
+		}
+		jobWeight, _ := strconv.Atoi(job.Annotations["helm.sh/hook-weight"])
+		for _, o := range h.rbac {
+			weight, err := strconv.Atoi(o.GetAnnotations()["helm.sh/hook-weight"])
+			hooks := strings.Split(o.GetAnnotations()["helm.sh/hook"], ",")
+			missing := slices.ContainsFunc(strings.Split(hook, ","), func(h string) bool { return !slices.Contains(hooks, h) })
+			if err != nil || weight >= jobWeight || missing {
+				t.Errorf("%s %s does not come before Job %s (annotations %v)", o.GetKind(), o.GetName(), job.Name, o.GetAnnotations())
+			}
+		}
+		for _, o := range append([]metav1.Object{job}, metaOf(h.rbac)...) {
+			if got := o.GetAnnotations()["helm.sh/hook-delete-policy"]; got != "before-hook-creation,hook-succeeded" {
+				t.Errorf("%s: hook-delete-policy %q", o.GetName(), got)
+			}
+		}
+	}
+}
+
+// metaOf returns the objects' metadata.
+func metaOf(objs []*unstructured.Unstructured) []metav1.Object {
+	out := make([]metav1.Object, 0, len(objs))
+	for _, o := range objs {
+		out = append(out, o)
+	}
+	return out
+}
+
+// command is the hook Job's command for action (apply or delete) without
+// the binary; without the chart's hooks (h nil), the kustomization's
+// README's.
+func (h *onDemandShareHooks) command(action string) []string {
+	if h == nil {
+		return []string{"render", "--config=<the scheduler config>", "--" + action}
+	}
+	return h.jobs[action].Spec.Template.Spec.Containers[0].Command[1:]
+}
+
+// runRender runs args (a render command) with the config at configPath and
+// the token of kubeconfig, and fails the test unless it succeeds without
+// being refused anything.
+func (tc *testContext) runRender(args []string, configPath, kubeconfig string) {
+	t := tc.t
+	t.Helper()
+	var run []string
+	for _, a := range args {
+		if strings.HasPrefix(a, "--config=") {
+			a = "--config=" + configPath
+		}
+		run = append(run, a)
+	}
+	run = append(run, "--kubeconfig="+kubeconfig)
+	out, err := exec.CommandContext(tc.ctx, onDemandShareBinary(t), run...).CombinedOutput()
+	if err != nil || forbidden.MatchString(string(out)) {
+		t.Fatalf("ondemandshare-controller %v: %v\n%s", args, err, out)
 	}
 }
 
