@@ -70,7 +70,8 @@ func takeCounters(profile string, policies []*policy.Policy) map[string]metrics.
 
 // PostBind counts an undecided pod the guard placed, once: the pod is bound
 // and never scheduled again. The Event tells the pod's owner why its class
-// is not in its node affinity: the controller adopts the pod after binding.
+// is not in its node affinity: the controller counts only the pods it
+// decided, so this one comes under its count when it is replaced.
 func (pl *OnDemandShare) PostBind(ctx context.Context, state fwk.CycleState, pod *v1.Pod, nodeName string) {
 	if state == nil {
 		return
