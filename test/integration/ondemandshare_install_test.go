@@ -35,6 +35,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -281,6 +282,11 @@ var onDemandShareControllerRefused = map[string]forbiddenCall{
 	"create a pod": func(ctx context.Context, c kubernetes.Interface, ns string) error {
 		_, err := c.CoreV1().Pods(ns).Create(ctx, &v1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "x"},
 			Spec: v1.PodSpec{Containers: []v1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}}}, metav1.CreateOptions{})
+		return err
+	},
+	// It writes a decision as one resourceVersion-guarded update.
+	"patch a pod": func(ctx context.Context, c kubernetes.Interface, ns string) error {
+		_, err := c.CoreV1().Pods(ns).Patch(ctx, "any-pod", types.MergePatchType, []byte(`{"metadata":{"labels":{"x":"y"}}}`), metav1.PatchOptions{})
 		return err
 	},
 	"get another Lease": func(ctx context.Context, c kubernetes.Interface, ns string) error {
