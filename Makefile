@@ -62,6 +62,18 @@ build: ## Build bin/kube-scheduler, bin/license-driver, bin/placement-admission 
 	$(GO) build $(MINOR_FLAGS) -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/placement-admission ./cmd/placement-admission
 	$(GO) build $(MINOR_FLAGS) -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/ondemandshare-controller ./cmd/ondemandshare-controller
 
+# The descheduler is a nested module (descheduler/go.mod), so that importers of
+# the scheduler plugins never inherit its dependencies. It reports upstream's
+# release plus ours, as the scheduler does.
+DESCHEDULER_VERSION := $(shell cd descheduler && $(GO) list -m -f '{{.Version}}' sigs.k8s.io/descheduler)
+DESCHEDULER_LDFLAGS := -X sigs.k8s.io/descheduler/pkg/version.version=$(DESCHEDULER_VERSION)+adminsched.$(VERSION) \
+	-X sigs.k8s.io/descheduler/pkg/version.gitsha1=$(GIT_COMMIT) \
+	-X sigs.k8s.io/descheduler/pkg/version.buildDate=$(BUILD_DATE)
+
+.PHONY: descheduler
+descheduler: ## Build bin/descheduler: kubernetes-sigs/descheduler with our evictor plugin, from the nested module descheduler/ (newest minor only).
+	cd descheduler && $(GO) build -ldflags "$(DESCHEDULER_LDFLAGS)" -o $(CURDIR)/bin/descheduler ./cmd/descheduler
+
 IMAGE ?= adminsched/kube-scheduler:$(VERSION)
 DOCKER ?= docker
 # Comma-separated, as docker buildx takes them.
@@ -181,6 +193,9 @@ doc-test: envtest helm kubectl karpenter build playground ## Run the command blo
 .PHONY: unit-test
 unit-test: envtest ## Unit tests with the race detector, including the fuzz seed corpora (the playground's apply and settle steps run theirs on the embedded cluster).
 	KUBEBUILDER_ASSETS=$(BIN_DIR) $(GO) test $(MINOR_FLAGS) $(RACE) -count=1 $(UNIT_PKGS)
+ifeq ($(MODFILE),go.mod)
+	cd descheduler && $(GO) test $(RACE) -count=1 ./...
+endif
 
 .PHONY: envtest
 envtest: ## Build the embedded cluster (etcd, kube-apiserver, kube-controller-manager, kwok) from Go modules into bin/ (skipped when up to date).
@@ -200,8 +215,9 @@ karpenter: ## Build bin/karpenter (Karpenter's KWOK provider) and bin/karpenter-
 
 .PHONY: integration-test
 ifeq ($(MODFILE),go.mod)
-integration-test: envtest helm kubectl karpenter build ## Tests on the embedded cluster: integration, the playground's engine and command (with the real kubectl), scheduler_perf smoke.
+integration-test: envtest helm kubectl karpenter build descheduler ## Tests on the embedded cluster: integration, the playground's engine and command (with the real kubectl), scheduler_perf smoke.
 	PATH=$(BIN_DIR):$$PATH KUBEBUILDER_ASSETS=$(BIN_DIR) SCHEDULER_BINARY=$(BIN_DIR)/kube-scheduler LICENSE_DRIVER_BINARY=$(BIN_DIR)/license-driver \
+		DESCHEDULER_BINARY=$(BIN_DIR)/descheduler \
 		$(GO) test -count=1 -timeout 30m ./test/integration/... ./internal/playground ./cmd/playground/...
 else
 # An older minor: the tests of the scheduler binary, on that minor's control
@@ -260,6 +276,7 @@ verify-gofmt:
 .PHONY: verify-vet
 verify-vet:
 	$(GO) vet ./...
+	cd descheduler && $(GO) vet ./...
 
 .PHONY: verify-codegen
 verify-codegen:
@@ -274,7 +291,7 @@ verify-logcheck: ## Structured, contextual logging only (logcheck from hack/tool
 	hack/verify-logcheck.sh
 
 .PHONY: verify-filesize
-verify-filesize: ## No Go file under internal/, cmd/ or pkg/ over 350 lines (tests aside).
+verify-filesize: ## No Go file under internal/, cmd/, pkg/ or descheduler/ over 350 lines (tests aside).
 	hack/verify-filesize.sh
 
 .PHONY: verify-imports

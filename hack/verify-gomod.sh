@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fails when `go mod tidy` would change go.mod or go.sum of the main module
 # or of a tools module (hack/tools: logcheck; hack/tools/helm: helm;
-# hack/tools/kwok: kwok; hack/tools/karpenter: Karpenter, whose go.mod needs
+# hack/tools/kwok: kwok; descheduler: our descheduler build;
+# hack/tools/karpenter: Karpenter, whose go.mod needs
 # Go >= 1.26.9 and so runs with the toolchain hack/install-karpenter.sh uses).
 set -o errexit -o nounset -o pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -35,8 +36,14 @@ main_tidy() {
   done <<<"${errs}"
 }
 main_tidy
-for mod in hack/tools hack/tools/helm hack/tools/kwok; do
+# The descheduler's dependencies stay in its nested module: importers of the
+# scheduler plugins must never inherit them.
+if go list -m all | grep -q '^sigs.k8s.io/descheduler '; then
+  echo "the main module's graph lists sigs.k8s.io/descheduler: only descheduler/go.mod may require it" >&2
+  exit 1
+fi
+for mod in hack/tools hack/tools/helm hack/tools/kwok descheduler; do
   tidy "${mod}"
 done
 GOTOOLCHAIN=${KARPENTER_GOTOOLCHAIN:-go1.27.3} tidy hack/tools/karpenter
-echo "go.mod and go.sum are tidy (main module, hack/tools, hack/tools/helm, hack/tools/kwok, hack/tools/karpenter)"
+echo "go.mod and go.sum are tidy (main module, hack/tools, hack/tools/helm, hack/tools/kwok, descheduler, hack/tools/karpenter)"
