@@ -65,7 +65,9 @@ build: ## Build bin/kube-scheduler, bin/license-driver, bin/placement-admission 
 # The descheduler is a nested module (descheduler/go.mod), so that importers of
 # the scheduler plugins never inherit its dependencies. It reports upstream's
 # release plus ours, as the scheduler does.
-DESCHEDULER_VERSION := $(shell cd descheduler && $(GO) list -m -f '{{.Version}}' sigs.k8s.io/descheduler)
+# An older minor's release tree has no descheduler/ (hack/release-minor.sh).
+DESCHEDULER_MODULE := $(wildcard descheduler/go.mod)
+DESCHEDULER_VERSION := $(if $(DESCHEDULER_MODULE),$(shell cd descheduler && $(GO) list -m -f '{{.Version}}' sigs.k8s.io/descheduler))
 DESCHEDULER_LDFLAGS := -X sigs.k8s.io/descheduler/pkg/version.version=$(DESCHEDULER_VERSION)+adminsched.$(VERSION) \
 	-X sigs.k8s.io/descheduler/pkg/version.gitsha1=$(GIT_COMMIT) \
 	-X sigs.k8s.io/descheduler/pkg/version.buildDate=$(BUILD_DATE)
@@ -193,7 +195,7 @@ doc-test: envtest helm kubectl karpenter build playground ## Run the command blo
 .PHONY: unit-test
 unit-test: envtest ## Unit tests with the race detector, including the fuzz seed corpora (the playground's apply and settle steps run theirs on the embedded cluster).
 	KUBEBUILDER_ASSETS=$(BIN_DIR) $(GO) test $(MINOR_FLAGS) $(RACE) -count=1 $(UNIT_PKGS)
-ifeq ($(MODFILE),go.mod)
+ifeq ($(MODFILE)$(DESCHEDULER_MODULE),go.moddescheduler/go.mod)
 	cd descheduler && $(GO) test $(RACE) -count=1 ./...
 endif
 
@@ -215,7 +217,7 @@ karpenter: ## Build bin/karpenter (Karpenter's KWOK provider) and bin/karpenter-
 
 .PHONY: integration-test
 ifeq ($(MODFILE),go.mod)
-integration-test: envtest helm kubectl karpenter build descheduler ## Tests on the embedded cluster: integration, the playground's engine and command (with the real kubectl), scheduler_perf smoke.
+integration-test: envtest helm kubectl karpenter build $(if $(DESCHEDULER_MODULE),descheduler) ## Tests on the embedded cluster: integration, the playground's engine and command (with the real kubectl), scheduler_perf smoke.
 	PATH=$(BIN_DIR):$$PATH KUBEBUILDER_ASSETS=$(BIN_DIR) SCHEDULER_BINARY=$(BIN_DIR)/kube-scheduler LICENSE_DRIVER_BINARY=$(BIN_DIR)/license-driver \
 		DESCHEDULER_BINARY=$(BIN_DIR)/descheduler \
 		$(GO) test -count=1 -timeout 30m ./test/integration/... ./internal/playground ./cmd/playground/...
@@ -276,7 +278,9 @@ verify-gofmt:
 .PHONY: verify-vet
 verify-vet:
 	$(GO) vet ./...
+ifneq ($(DESCHEDULER_MODULE),)
 	cd descheduler && $(GO) vet ./...
+endif
 
 .PHONY: verify-codegen
 verify-codegen:

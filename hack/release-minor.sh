@@ -31,6 +31,8 @@ fi
 rm -rf "${OUT}"
 mkdir -p "${OUT}"
 git archive --format=tar "${commit}" | tar -x -C "${OUT}"
+# The descheduler build (a nested module) follows the newest minor only.
+rm -rf "${OUT}/descheduler"
 go run ./hack/release-minor --minor "${MINOR}" --dir "${OUT}" ${TAG:+--version "${TAG}"}
 
 if [[ "${BRANCH}" == 1 ]]; then
