@@ -21,4 +21,19 @@ go tool defaulter-gen --go-header-file "${BOILERPLATE}" \
 go tool conversion-gen --go-header-file "${BOILERPLATE}" \
   --output-file zz_generated.conversion.go "${V1}"
 
-echo "generated code is up to date in apis/config and apis/config/v1"
+# The descheduler plugin's args live in the nested module: the same pinned
+# generators, built from this module, load its package from inside it.
+BIN=$(mktemp -d)
+trap 'rm -rf "${BIN}"' EXIT
+go build -o "${BIN}/" k8s.io/code-generator/cmd/deepcopy-gen k8s.io/code-generator/cmd/defaulter-gen
+EVICTOR=./pkg/policyevictor
+rm -f descheduler/pkg/policyevictor/zz_generated.*.go
+(
+  cd descheduler
+  "${BIN}/deepcopy-gen" --go-header-file "${BOILERPLATE}" \
+    --output-file zz_generated.deepcopy.go "${EVICTOR}"
+  "${BIN}/defaulter-gen" --go-header-file "${BOILERPLATE}" \
+    --output-file zz_generated.defaults.go "${EVICTOR}"
+)
+
+echo "generated code is up to date in apis/config, apis/config/v1 and descheduler/pkg/policyevictor"

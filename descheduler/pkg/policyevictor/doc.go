@@ -1,0 +1,24 @@
+/*
+Copyright The adminsched scheduler-plugins Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package policyevictor is a descheduler evictor plugin, PolicyEvictor, that
+// refuses evictions this project's scheduler plugins would undo or could not
+// place: a pod held by a PlacementPolicy rule or kept off nodes by
+// maintenance windows is evicted only when another ready node fits it, is
+// admitted by its rules and is free of windows, all on the same node.
+//
+// +k8s:defaulter-gen=TypeMeta
+package policyevictor
