@@ -53,16 +53,16 @@ func (pl *PlacementPolicy) isSchedulableAfterNodeChange(logger klog.Logger, pod 
 	if err != nil {
 		return fwk.Queue, err
 	}
-	if s.empty() || len(s.required) == 0 {
+	if s.empty() || len(s.Required) == 0 {
 		// The rules that rejected the pod no longer apply to it.
 		return fwk.Queue, nil
 	}
-	if ok, i := s.admits(newNode); !ok {
-		logger.V(5).Info("Node does not match a placement rule of the pod", "pod", klog.KObj(pod), "node", klog.KObj(newNode), "rule", s.required[i].name)
+	if ok, rule := s.Admits(newNode); !ok {
+		logger.V(5).Info("Node does not match a placement rule of the pod", "pod", klog.KObj(pod), "node", klog.KObj(newNode), "rule", rule)
 		return fwk.QueueSkip, nil
 	}
 	if oldNode, isNode := oldObj.(*v1.Node); isNode && oldNode != nil {
-		if ok, _ := s.admits(oldNode); ok {
+		if ok, _ := s.Admits(oldNode); ok {
 			// It matched before: this update is not what the pod waits for.
 			return fwk.QueueSkip, nil
 		}
@@ -140,7 +140,7 @@ func (pl *PlacementPolicy) namespaceUpdated(logger klog.Logger, oldObj, newObj i
 	}
 	retry := map[string]*v1.Pod{}
 	for _, pod := range pods {
-		if pod.Spec.NodeName != "" || pl.exempt(pod) {
+		if pod.Spec.NodeName != "" || pl.rules.Exempt(pod) {
 			continue
 		}
 		before := pl.rulesWith(pod, labels.Set(oldNS.Labels))
@@ -162,8 +162,8 @@ func dropsRequired(before, after *podRules) bool {
 	if before == nil {
 		return false
 	}
-	for _, r := range before.required {
-		if after == nil || !slices.Contains(after.required, r) {
+	for _, r := range before.Required {
+		if after == nil || !slices.Contains(after.Required, r) {
 			return true
 		}
 	}

@@ -35,7 +35,7 @@ const stateKey fwk.StateKey = Name
 // nothing to do: PreFilter returns Skip.
 func (pl *PlacementPolicy) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
 	// Most pods: no rule can select them (see gate).
-	if !pl.gate.mayApply(pod) {
+	if !pl.rules.MayApply(pod) {
 		return nil, &pl.skip
 	}
 	s, err := pl.rulesFor(pod)
@@ -47,9 +47,9 @@ func (pl *PlacementPolicy) PreFilter(ctx context.Context, state fwk.CycleState, 
 	}
 	state.Write(stateKey, s)
 	if !podgroupcycle.Is(state) {
-		s.countApplied()
+		s.countApplied(pl.data)
 	}
-	if len(s.required) == 0 {
+	if len(s.Required) == 0 {
 		return nil, &pl.skip
 	}
 	if logger := klog.FromContext(ctx).V(5); logger.Enabled() {
@@ -77,9 +77,9 @@ func (pl *PlacementPolicy) Filter(_ context.Context, state fwk.CycleState, pod *
 	if s.empty() {
 		return nil
 	}
-	if ok, i := s.admits(node); !ok {
+	if i := s.Rejecting(node); i >= 0 {
 		s.recordRejection(i)
-		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, s.required[i].reason)
+		return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, pl.data[s.Required[i].Index()].reason)
 	}
 	return nil
 }
@@ -96,7 +96,7 @@ func (pl *PlacementPolicy) PostFilter(_ context.Context, state fwk.CycleState, _
 	}
 	if d, err := state.Read(stateKey); err == nil {
 		if s, ok := d.(*podRules); ok {
-			s.countUnschedulable()
+			s.countUnschedulable(pl.data)
 		}
 	}
 	return nil, fwk.NewStatus(fwk.Unschedulable)
@@ -114,7 +114,7 @@ func (pl *PlacementPolicy) cycleRules(state fwk.CycleState, pod *v1.Pod) (*podRu
 func (pl *PlacementPolicy) cycleRulesFrom(state fwk.CycleState, pod *v1.Pod) (*podRules, bool, error) {
 	// A pod the gate stops has no rules: PreFilter wrote none to the cycle
 	// state, so there is nothing to read.
-	if !pl.gate.mayApply(pod) {
+	if !pl.rules.MayApply(pod) {
 		return nil, false, nil
 	}
 	if state != nil {

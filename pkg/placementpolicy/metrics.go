@@ -22,6 +22,8 @@ import (
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
 	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy/match"
 )
 
 // subsystem prefixes every metric of the plugin.
@@ -66,11 +68,12 @@ func profileName(h fwk.Handle) string {
 // path only increments them, and so that every rule's series exists (at 0)
 // from the start: a rate over a series that appears late misses its first
 // increments, and a dashboard shows "no data" instead of 0.
-func takeCounters(profile string, rules []*rule) {
-	for _, r := range rules {
-		r.applied = ruleApplied.WithLabelValues(profile, r.name)
-		if r.require {
-			r.unschedulable = ruleUnschedulable.WithLabelValues(profile, r.name)
+func takeCounters(profile string, rules *match.Rules, data []ruleData) {
+	for i := range data {
+		r := rules.At(i)
+		data[i].applied = ruleApplied.WithLabelValues(profile, r.Name())
+		if r.Require() {
+			data[i].unschedulable = ruleUnschedulable.WithLabelValues(profile, r.Name())
 		}
 	}
 }

@@ -210,9 +210,9 @@ func TestFilterCycleState(t *testing.T) {
 	}
 }
 
-// TestGateMasks guards newGate's masks: gate.go:113 and 116 (|= mutated to
+// TestGateMasks guards newGate's masks: match/gate.go:113 and 116 (|= mutated to
 // =: only the last namespace's, or key's, length would be kept) and
-// gate.go:98 (break mutated to continue: the gate would key a selector on
+// match/gate.go:99 (break mutated to continue: the gate would key a selector on
 // its last required key, not its first). Namespaces and keys of different
 // lengths must all pass. Keying on any required key would be correct; the
 // "zone" and "app" cases pin the first, so that a change is deliberate.
@@ -245,7 +245,7 @@ func TestGateMasks(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.pod.Name, func(t *testing.T) {
-			if got := pl.gate.mayApply(tc.pod); got != tc.want {
+			if got := pl.rules.MayApply(tc.pod); got != tc.want {
 				t.Errorf("mayApply = %v, want %v", got, tc.want)
 			}
 		})

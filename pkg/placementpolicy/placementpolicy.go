@@ -24,12 +24,10 @@ package placementpolicy
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/sets"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -38,7 +36,7 @@ import (
 	// Importing scheme registers PlacementPolicyArgs with the scheduler's
 	// config scheme for every scheduler build that imports this plugin.
 	"github.com/adminsched/scheduler-plugins/apis/config/scheme"
-	"github.com/adminsched/scheduler-plugins/pkg/podowner"
+	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy/match"
 )
 
 // Name is the plugin's name in a KubeSchedulerConfiguration profile.
@@ -46,16 +44,15 @@ const Name = config.PlacementPolicyName
 
 // PlacementPolicy filters and scores nodes by the placement rules of its args.
 type PlacementPolicy struct {
-	// gate stops most pods no rule applies to before any rule is evaluated.
-	gate gate
 	// skip is the status of a pod no rule applies to, returned by pointer
 	// so that the no-rule path does not allocate: the framework only reads
 	// a Skip status.
-	skip  fwk.Status
-	rules []*rule
-	// excluded namespaces and DaemonSet pods are exempt from every rule.
-	excluded        sets.Set[string]
-	ignoreDaemonSet bool
+	skip fwk.Status
+	// rules decide; their gate stops most pods no rule applies to before
+	// any rule is evaluated. data holds the plugin's own per-rule data,
+	// indexed like rules.
+	rules *match.Rules
+	data  []ruleData
 	// namespaces, pods and activator are set only when a rule has a
 	// namespaceSelector.
 	namespaces corelisters.NamespaceLister
@@ -82,24 +79,14 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 	if err != nil {
 		return nil, err
 	}
-	pl := &PlacementPolicy{
-		skip:            *fwk.NewStatus(fwk.Skip),
-		excluded:        sets.New(args.ExcludedNamespaces...),
-		ignoreDaemonSet: args.IgnoreDaemonSetPods,
+	rules, err := match.Compile(args)
+	if err != nil {
+		return nil, fmt.Errorf("invalid %s args: %w", Name, err)
 	}
-	needNamespaces := false
-	for i := range args.Rules {
-		r, err := compileRule(&args.Rules[i])
-		if err != nil {
-			return nil, fmt.Errorf("invalid %s args: %w", Name, err)
-		}
-		pl.rules = append(pl.rules, r)
-		needNamespaces = needNamespaces || r.namespaceSelector != nil
-	}
-	pl.gate = newGate(pl.rules)
+	pl := &PlacementPolicy{skip: *fwk.NewStatus(fwk.Skip), rules: rules, data: newRuleData(rules)}
 	registerMetrics()
-	takeCounters(profileName(h), pl.rules)
-	if needNamespaces {
+	takeCounters(profileName(h), rules, pl.data)
+	if rules.NeedsNamespaceLabels() {
 		if h == nil || h.SharedInformerFactory() == nil {
 			return nil, fmt.Errorf("%s needs the scheduler's informers to read namespace labels", Name)
 		}
@@ -107,7 +94,7 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 			return nil, fmt.Errorf("%s: watching namespaces: %w", Name, err)
 		}
 	}
-	klog.FromContext(ctx).V(2).Info("Plugin initialized", "plugin", Name, "rules", len(pl.rules),
+	klog.FromContext(ctx).V(2).Info("Plugin initialized", "plugin", Name, "rules", rules.Len(), "gateOpen", rules.Open(),
 		"ignoreDaemonSetPods", args.IgnoreDaemonSetPods, "excludedNamespaces", args.ExcludedNamespaces)
 	return pl, nil
 }
@@ -115,17 +102,9 @@ func New(ctx context.Context, obj runtime.Object, h fwk.Handle) (fwk.Plugin, err
 // Name returns the plugin's name.
 func (pl *PlacementPolicy) Name() string { return Name }
 
-// exempt reports whether no rule may apply to pod.
-func (pl *PlacementPolicy) exempt(pod *v1.Pod) bool {
-	if pl.excluded.Has(pod.Namespace) {
-		return true
-	}
-	return pl.ignoreDaemonSet && podowner.IsDaemonSetPod(pod)
-}
-
 // namespaceLabels returns the labels of pod's namespace, or nil when no rule
 // reads them.
-func (pl *PlacementPolicy) namespaceLabels(pod *v1.Pod) (labels.Labels, error) {
+func (pl *PlacementPolicy) namespaceLabels(pod *v1.Pod) (labels.Set, error) {
 	if pl.namespaces == nil {
 		return nil, nil
 	}
@@ -137,9 +116,9 @@ func (pl *PlacementPolicy) namespaceLabels(pod *v1.Pod) (labels.Labels, error) {
 }
 
 // rulesFor returns the rules that apply to pod, nil when none does. It does
-// not allocate unless a rule applies.
+// not allocate, nor read the namespace, unless a rule may apply.
 func (pl *PlacementPolicy) rulesFor(pod *v1.Pod) (*podRules, error) {
-	if !pl.gate.mayApply(pod) || pl.exempt(pod) {
+	if !pl.rules.MayApply(pod) || pl.rules.Exempt(pod) {
 		return nil, nil
 	}
 	nsLabels, err := pl.namespaceLabels(pod)
@@ -150,25 +129,8 @@ func (pl *PlacementPolicy) rulesFor(pod *v1.Pod) (*podRules, error) {
 }
 
 // rulesWith is rulesFor with the namespace's labels given.
-func (pl *PlacementPolicy) rulesWith(pod *v1.Pod, nsLabels labels.Labels) *podRules {
-	var s *podRules
-	for _, r := range pl.rules {
-		if !r.selects(pod, nsLabels) {
-			continue
-		}
-		if s == nil {
-			s = &podRules{}
-		}
-		if r.require {
-			s.required = append(s.required, r)
-		} else {
-			s.preferred = append(s.preferred, r)
-		}
-	}
-	if s != nil && len(s.required) > 64 {
-		s.rejectedMore = make([]atomic.Bool, len(s.required)-64)
-	}
-	return s
+func (pl *PlacementPolicy) rulesWith(pod *v1.Pod, nsLabels labels.Set) *podRules {
+	return newPodRules(pl.rules.For(pod, nsLabels))
 }
 
 // signatureKey names the plugin's signature fragment, a podSignature.
@@ -206,15 +168,16 @@ type podSignature struct {
 // signature returns pod's podSignature; it reads no lister.
 func (pl *PlacementPolicy) signature(pod *v1.Pod) podSignature {
 	var sig podSignature
-	if !pl.gate.mayApply(pod) || pl.exempt(pod) {
+	if !pl.rules.MayApply(pod) || pl.rules.Exempt(pod) {
 		return sig
 	}
-	for _, r := range pl.rules {
-		if !r.selectsByPod(pod) {
+	for i := range pl.rules.Len() {
+		r := pl.rules.At(i)
+		if !r.SelectsByPod(pod) {
 			continue
 		}
-		sig.Rules = append(sig.Rules, r.name)
-		if r.namespaceSelector != nil {
+		sig.Rules = append(sig.Rules, r.Name())
+		if r.HasNamespaceSelector() {
 			sig.Namespace = pod.Namespace
 		}
 	}

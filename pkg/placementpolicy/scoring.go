@@ -32,7 +32,7 @@ import (
 // score only), PreScore counts the attempt for them.
 func (pl *PlacementPolicy) PreScore(_ context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) *fwk.Status {
 	// Most pods: no rule can select them (see gate).
-	if !pl.gate.mayApply(pod) {
+	if !pl.rules.MayApply(pod) {
 		return &pl.skip
 	}
 	s, fromPreFilter, err := pl.cycleRulesFrom(state, pod)
@@ -40,9 +40,9 @@ func (pl *PlacementPolicy) PreScore(_ context.Context, state fwk.CycleState, pod
 		return fwk.AsStatus(err)
 	}
 	if !fromPreFilter && !s.empty() && (state == nil || !podgroupcycle.Is(state)) {
-		s.countApplied()
+		s.countApplied(pl.data)
 	}
-	if s.empty() || len(s.preferred) == 0 {
+	if s.empty() || len(s.Preferred) == 0 {
 		return &pl.skip
 	}
 	return nil
@@ -62,7 +62,7 @@ func (pl *PlacementPolicy) Score(_ context.Context, state fwk.CycleState, pod *v
 	if s.empty() {
 		return 0, nil
 	}
-	return s.preference(node), nil
+	return s.Preference(node), nil
 }
 
 // ScoreExtensions returns the plugin itself: it normalizes its scores.

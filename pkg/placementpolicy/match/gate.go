@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package placementpolicy
+package match
 
 import (
 	v1 "k8s.io/api/core/v1"
@@ -75,7 +75,7 @@ func keyRequired(op selection.Operator) bool {
 	return false
 }
 
-func newGate(rules []*rule) gate {
+func newGate(rules []*Rule) gate {
 	var namespaces, keys []string
 	seenNS, seenKey := sets.New[string](), sets.New[string]()
 	var g gate
