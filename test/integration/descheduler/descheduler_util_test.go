@@ -27,6 +27,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -95,6 +96,12 @@ func (tc *testContext) startDescheduler(policy map[string]any) *descheduler {
 	}
 	tc.poll("the descheduler's metrics", func(context.Context) (bool, error) {
 		_, err := d.scrape()
+		if err != nil && proc.Exited() {
+			if strings.Contains(proc.Output(), "PolicyEvictor in pluginConfig not registered") {
+				err = fmt.Errorf("%s lacks our PolicyEvictor plugin: rebuild it with `make descheduler`: %w", bin, err)
+			}
+			return false, err
+		}
 		return err == nil, nil
 	})
 	tc.t.Logf("policy:\n%s", data)

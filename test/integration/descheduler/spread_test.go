@@ -41,16 +41,16 @@ const (
 type rebalance struct {
 	// perCycle is the pods each cycle evicted.
 	perCycle []int
-	// converged is the number of cycles until the pods were bound at most
-	// one apart; 0 if they never were.
+	// converged is the number of cycles until the pods were where the
+	// test wanted them; 0 if they never were.
 	converged int
 	// counts is the pods per node at the end.
 	counts map[string]int
 }
 
 // runCycles runs d for cycles cycles, checking after each whether the
-// replicas pods are all bound, at most one apart over nodes.
-func (tc *testContext) runCycles(d *descheduler, cycles, replicas int, nodes []string) rebalance {
+// namespace's pods per node, and how many are bound, are done.
+func (tc *testContext) runCycles(d *descheduler, cycles int, done func(counts map[string]int, bound int) bool) rebalance {
 	tc.t.Helper()
 	var r rebalance
 	for i := 1; i <= cycles; i++ {
@@ -60,11 +60,18 @@ func (tc *testContext) runCycles(d *descheduler, cycles, replicas int, nodes []s
 			tc.t.Fatal(err)
 		}
 		r.counts = counts
-		if r.converged == 0 && bound == replicas && spreadOf(counts, nodes) <= 1 {
+		if r.converged == 0 && done(counts, bound) {
 			r.converged = i
 		}
 	}
 	return r
+}
+
+// spread is done when all replicas are bound at most one apart over nodes.
+func spread(replicas int, nodes []string) func(map[string]int, int) bool {
+	return func(counts map[string]int, bound int) bool {
+		return bound == replicas && spreadOf(counts, nodes) <= 1
+	}
 }
 
 // TestSpread checks that LowNodeUtilization on pod counts and our
@@ -81,7 +88,7 @@ func TestSpread(t *testing.T) {
 		joined := tc.createNodes("spread-new", 3, spreadCapacity, nil)
 		watch := tc.watchEvictions()
 		d := tc.startDescheduler(policy(lowNodes, map[string]any{"nodeFit": true}, nil))
-		r := tc.runCycles(d, spreadCycles+stableCycles, spreadReplicas, append(full, joined...))
+		r := tc.runCycles(d, spreadCycles+stableCycles, spread(spreadReplicas, append(full, joined...)))
 		evicted := watch.pods()
 		t.Logf("LeastPods + LowNodeUtilization: %d evictions (%d distinct pods), per cycle %v, spread <= 1 after %d cycles, pods per node %v",
 			total(r.perCycle), len(evicted), r.perCycle, r.converged, r.counts)
@@ -113,14 +120,9 @@ func TestSpread(t *testing.T) {
 		joined := tc.createNodes("cross-new", 3, spreadCapacity, nil)
 		watch := tc.watchEvictions()
 		d := tc.startDescheduler(policy(lowNodes, map[string]any{"nodeFit": true}, nil))
-		r := tc.runCycles(d, spreadCycles+stableCycles, spreadReplicas, append(full, joined...))
+		r := tc.runCycles(d, spreadCycles+stableCycles, spread(spreadReplicas, append(full, joined...)))
 		evicted := watch.pods()
-		evicting := 0
-		for _, n := range r.perCycle {
-			if n > 0 {
-				evicting++
-			}
-		}
+		evicting := evictingCycles(r.perCycle)
 		t.Logf("MostPods + LowNodeUtilization (crossed): %d evictions (%d distinct pods) in %d of %d cycles, per cycle %v, pods per node %v",
 			total(r.perCycle), len(evicted), evicting, len(r.perCycle), r.perCycle, r.counts)
 		if r.converged != 0 {
@@ -138,6 +140,17 @@ func total(perCycle []int) int {
 	n := 0
 	for _, c := range perCycle {
 		n += c
+	}
+	return n
+}
+
+// evictingCycles counts the cycles that evicted pods.
+func evictingCycles(perCycle []int) int {
+	n := 0
+	for _, c := range perCycle {
+		if c > 0 {
+			n++
+		}
 	}
 	return n
 }
