@@ -41,6 +41,7 @@ type runFlags struct {
 	output                              oneOf
 	timeout                             positiveDuration
 	keep, explain, karpenter, admission bool
+	descheduler                         deschedulerFlags
 	verbosity                           int
 	explainNodes                        atLeast
 	// configSet and scenarioSet say that the flags were given: otherwise
@@ -133,6 +134,7 @@ side by side). The default scenario and scheduler config are built in.
 	fs.BoolVar(&f.keep, "keep", false, "after a successful run, keep the control plane and the scheduler up until Ctrl-C and print an export line for kubectl; pods naming no schedulerName get the in-tree profile (unless the config serves default-scheduler)")
 	fs.BoolVar(&f.karpenter, "karpenter", false, "run a real Karpenter (its KWOK provider, bin/karpenter from make karpenter) on the control plane: the scenario may hold NodePools, pods may wait for the nodes it adds, and the output lists them (a scenario without a NodePool gets one: on-demand nodes of any region)")
 	fs.BoolVar(&f.admission, "admission-policies", false, admissionPoliciesUsage)
+	f.descheduler.add(cmd)
 	fs.StringVar(&f.assets, "assets", "", assetsUsage)
 	fs.IntVarP(&f.verbosity, "v", "v", 2, "verbosity of the log file (the scheduler's logs never go to the terminal)")
 	for _, name := range []string{"scenario", "config", "compare"} {
@@ -209,6 +211,7 @@ func runScenario(ctx context.Context, f *runFlags, stdout, stderr io.Writer) int
 
 		Karpenter:         f.karpenter,
 		AdmissionPolicies: f.admission,
+		Descheduler:       f.descheduler.options(),
 	}
 	if opts.Assets, err = assetsFor(ctx, f.assets, opts, stderr); err != nil {
 		return reportRunError(stderr, err, dir, &keepDir)

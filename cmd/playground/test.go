@@ -73,6 +73,7 @@ const testExample = `  # The shipped policy tests, with a JUnit report for CI (f
 type testFlags struct {
 	assets, config, junit string
 	admission             bool
+	descheduler           deschedulerFlags
 	timeout               positiveDuration
 	verbosity             int
 	files                 []string
@@ -103,6 +104,7 @@ func newTestCommand() *cobra.Command {
 	f.timeout = positiveDuration(60 * time.Second)
 	fs.Var(&f.timeout, "timeout", "per run, how long to wait for every pod to be bound or unschedulable")
 	fs.BoolVar(&f.admission, "admission-policies", false, admissionPoliciesUsage)
+	f.descheduler.add(cmd)
 	fs.StringVar(&f.assets, "assets", "", assetsUsage)
 	fs.IntVarP(&f.verbosity, "v", "v", 2, "verbosity of the log file (the scheduler's logs never go to the terminal)")
 	_ = cmd.MarkFlagFilename("config", "yaml", "yml", "json")
@@ -276,6 +278,7 @@ func testOptions(assets string, o *testFlags, t *testFile, workDir string) playg
 		Explain:  true,
 
 		AdmissionPolicies: o.admission,
+		Descheduler:       o.descheduler.options(),
 	}
 }
 

@@ -157,35 +157,36 @@ func startCluster(ctx context.Context, opts Options, sc *schedconfig.Config, pla
 // createNodes creates plan's nodes, waits until KWOK runs them, and
 // creates the bound pods.
 func (c *cluster) createNodes(ctx context.Context, opts Options, plan *scenario.Plan, progress io.Writer) error {
-	logger := klog.FromContext(ctx)
-	now := time.Now
-	if opts.now != nil {
-		now = opts.now
-	}
-	// Created as KWOK starts them, so that KWOK need not write each one's
-	// status once more.
-	created := now()
+	created := opts.clock()()
 	c.nodes = plan.NodeObjects(created)
-	for i, n := range c.nodes {
-		c.nodes[i] = localcluster.StartedNode(n, created)
-	}
-	if err := apply.CreateNodes(ctx, c.client, c.nodes, progress); err != nil {
+	if err := c.startNodes(ctx, c.nodes, created, progress); err != nil {
 		return err
 	}
-	// KWOK drops the events of a pod whose node it does not manage yet:
-	// bound pods, and pods the scheduler binds, wait until it runs them all.
-	names := make([]string, len(c.nodes))
-	for i, n := range c.nodes {
+	// The controllers run: CreateBoundPods waits for the DaemonSet
+	// controller to see the bound DaemonSets before the scheduler starts.
+	return apply.CreateBoundPods(ctx, c.client, plan.BoundDaemonSets, plan.BoundPods, true, progress)
+}
+
+// startNodes creates nodes, as KWOK starts them at created, and waits
+// until KWOK runs them all: it drops the events of a pod whose node it
+// does not manage yet (bound pods, and pods the scheduler binds).
+func (c *cluster) startNodes(ctx context.Context, nodes []*corev1.Node, created time.Time, progress io.Writer) error {
+	// Created as KWOK starts them, so that KWOK need not write each one's
+	// status once more.
+	names := make([]string, len(nodes))
+	for i, n := range nodes {
+		nodes[i] = localcluster.StartedNode(n, created)
 		names[i] = n.Name
+	}
+	if err := apply.CreateNodes(ctx, c.client, nodes, progress); err != nil {
+		return err
 	}
 	waitStart := time.Now()
 	if _, err := localcluster.WaitNodesManaged(ctx, c.client, nodesManagedTimeout, names...); err != nil {
 		return err
 	}
-	logger.V(2).Info("KWOK manages the nodes", "nodes", len(names), "waited", time.Since(waitStart))
-	// The controllers run: CreateBoundPods waits for the DaemonSet
-	// controller to see the bound DaemonSets before the scheduler starts.
-	return apply.CreateBoundPods(ctx, c.client, plan.BoundDaemonSets, plan.BoundPods, true, progress)
+	klog.FromContext(ctx).V(2).Info("KWOK manages the nodes", "nodes", len(names), "waited", time.Since(waitStart))
+	return nil
 }
 
 // startScheduler sets up the scheduler from sc and starts it, recording
@@ -204,4 +205,12 @@ func startScheduler(ctx context.Context, sc *schedconfig.Config, rec *recorder.R
 		return nil, err
 	}
 	return s, nil
+}
+
+// clock is opts.now, or time.Now.
+func (opts Options) clock() func() time.Time {
+	if opts.now != nil {
+		return opts.now
+	}
+	return time.Now
 }

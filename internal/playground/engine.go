@@ -102,6 +102,8 @@ type Options struct {
 	// up), since the pods they gate wait for its decision. Configs[0] must
 	// hold a rule or a policy to render.
 	AdmissionPolicies bool
+	// Descheduler runs the scenario's deschedule steps.
+	Descheduler Descheduler
 
 	// now is the clock the nodes' annotation placeholders expand with
 	// (${now+2h}, ...); nil is time.Now. For tests.
@@ -282,6 +284,9 @@ func check(ctx context.Context, opts Options) ([]*schedconfig.Config, []*scenari
 			return nil, nil, nil, &AssetsError{Err: fmt.Errorf("--karpenter: %w", err)}
 		}
 	}
+	if err := checkDeschedulerBinary(opts); err != nil {
+		return nil, nil, nil, err
+	}
 	return prepared, plans, policies, nil
 }
 
@@ -322,6 +327,9 @@ func checkInputs(ctx context.Context, opts Options) ([]*schedconfig.Config, []*s
 	}
 	if found, _ := karpenterObjects(plans[0]); len(found) > 0 && !opts.Karpenter {
 		return nil, nil, nil, &InputError{Err: fmt.Errorf("invalid scenario: %s: Karpenter's kinds need Karpenter: run with --karpenter (Options.Karpenter)", strings.Join(found, ", "))}
+	}
+	if err := checkDescheduler(opts); err != nil {
+		return nil, nil, nil, err
 	}
 	var policies *admissionPolicies
 	if opts.AdmissionPolicies {

@@ -20,15 +20,16 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 
 	"github.com/adminsched/scheduler-plugins/internal/playground/apply"
 	"github.com/adminsched/scheduler-plugins/internal/playground/report"
@@ -56,6 +57,15 @@ type pipeline struct {
 	// OnDemandShare policy; shares are its counts so far.
 	share  *shareCounter
 	shares []report.ShareResult
+	// cluster runs the addNodes and deschedule steps; added are the nodes
+	// the addNodes steps made so far.
+	cluster *cluster
+	added   []*corev1.Node
+	// descheduler is the run's, nil when no step deschedules; evicted is
+	// what the last deschedule step evicted.
+	descheduler *descheduler
+	evicted     int
+	now         func() time.Time
 }
 
 // countShare counts the on-demand share after the objects or a step, and
@@ -102,16 +112,18 @@ func (p *pipeline) applyObjects(ctx context.Context) error {
 	return nil
 }
 
-// nodeNames are the scenario's nodes, then Karpenter's, by name.
+// nodeNames are the scenario's nodes, those its steps added, then
+// Karpenter's, by name.
 func (p *pipeline) nodeNames(ctx context.Context) ([]string, error) {
+	names := p.scenarioNodeNames()
 	if p.autoscaler == nil {
-		return p.plan.NodeNames, nil
+		return names, nil
 	}
 	added, err := p.autoscaler.nodeNames(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return append(slices.Clip(p.plan.NodeNames), added...), nil
+	return append(names, added...), nil
 }
 
 // runSteps runs the plan's steps in order. After each it waits until every
@@ -147,11 +159,16 @@ func (p *pipeline) runSteps(ctx context.Context) ([]report.StepResult, error) {
 		if waiting > 0 {
 			fmt.Fprintf(&b, ", %d waiting", waiting)
 		}
+		var evicted *int
+		if st.Deschedule != nil {
+			evicted = ptr.To(p.evicted)
+			fmt.Fprintf(&b, ", %d evicted", p.evicted)
+		}
 		fmt.Fprintf(p.progress, "pods per node:%s\n", b.String())
 		if err := p.countShare(ctx, st.String(), owned); err != nil {
 			return results, fmt.Errorf("step %d (%s): %w", i+1, st, err)
 		}
-		results = append(results, report.StepResult{Step: st.String(), Nodes: counts, Waiting: waiting, Pods: report.Compute(names, owned, nil).Pods})
+		results = append(results, report.StepResult{Step: st.String(), Nodes: counts, Waiting: waiting, Evicted: evicted, Pods: report.Compute(names, owned, nil).Pods})
 	}
 	return results, nil
 }
@@ -182,6 +199,12 @@ func (p *pipeline) runStep(ctx context.Context, st scenario.Step) (settle.Change
 		// Seats released outside the cluster make pods schedulable again.
 		change.Requeued = true
 		return change, p.checkOut(ctx, *st.Licenses)
+	case len(st.AddNodes) > 0:
+		// New nodes may fit pods that were unschedulable.
+		change.Requeued = true
+		return change, p.addNodes(ctx, st.AddNodes)
+	case st.Deschedule != nil:
+		return change, p.deschedule(ctx, st.Deschedule.Cycles)
 	}
 	return change, fmt.Errorf("empty step")
 }
@@ -211,7 +234,7 @@ func (p *pipeline) collect(ctx context.Context, client kubernetes.Interface) (re
 			events[k] = v
 		}
 	}
-	res := report.Compute(p.plan.NodeNames, pods, events)
+	res := report.Compute(p.scenarioNodeNames(), pods, events)
 	if p.autoscaler != nil {
 		k, err := p.autoscaler.result(ctx, pods)
 		if err != nil {

@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -39,8 +40,8 @@ type ConfigRun struct {
 	// Plan is the scenario as compiled for the config's profiles.
 	Plan *scenario.Plan
 	// Nodes are the scenario's nodes as the run created them (their
-	// ${now...} placeholders expanded at that time), then the nodes
-	// Karpenter added, by name.
+	// ${now...} placeholders expanded at that time), then those its
+	// addNodes steps created, then the nodes Karpenter added, by name.
 	Nodes []*corev1.Node
 }
 
@@ -64,7 +65,10 @@ func runScenario(ctx context.Context, opts Options, sc *schedconfig.Config, plan
 	if c.autoscaler != nil {
 		settler.Autoscaler = c.autoscaler
 	}
-	p := &pipeline{plan: plan, applier: applier, settler: settler, licenses: c.licenses, progress: progress, autoscaler: c.autoscaler}
+	p := &pipeline{plan: plan, applier: applier, settler: settler, licenses: c.licenses, progress: progress, autoscaler: c.autoscaler, cluster: c, now: opts.clock()}
+	if p.descheduler, err = prepareDescheduler(opts, sc); err != nil {
+		return nil, c.stop, err
+	}
 	_, shared, err := sharePolicies(sc)
 	if err != nil {
 		return nil, c.stop, err
@@ -96,7 +100,7 @@ func runScenario(ctx context.Context, opts Options, sc *schedconfig.Config, plan
 		return nil, c.stop, errors.Join(err, cerr)
 	}
 	res.Steps, res.Applied, res.Share = steps, applied, p.shares
-	run := &ConfigRun{Run: report.Run{Config: sc.Source, Result: res}, Plan: plan, Nodes: c.nodes}
+	run := &ConfigRun{Run: report.Run{Config: sc.Source, Result: res}, Plan: plan, Nodes: append(slices.Clip(c.nodes), p.added...)}
 	if c.autoscaler != nil {
 		added, aerr := c.autoscaler.addedNodes(ctx)
 		if aerr != nil {

@@ -62,6 +62,9 @@ type StepResult struct {
 	// Waiting is how many of the scenario's pods have no node (a Job's
 	// pods waiting for a license seat, say).
 	Waiting int `json:"waiting,omitempty"`
+	// Evicted is how many pods the descheduler evicted in a deschedule
+	// step; nil for the other steps.
+	Evicted *int `json:"evicted,omitempty"`
 	// Pods are the pods after the step (for assertions with afterStep).
 	Pods []PodResult `json:"-"`
 }

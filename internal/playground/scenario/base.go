@@ -89,13 +89,14 @@ func mergeBase(file string, s *Scenario) (*merged, error) {
 		licenses = b.Licenses
 	}
 	m.scenario = &Scenario{
-		Nodes:     append(b.Nodes[:len(b.Nodes):len(b.Nodes)], s.Nodes...),
-		BoundPods: append(b.BoundPods[:len(b.BoundPods):len(b.BoundPods)], s.BoundPods...),
-		Objects:   append(b.Objects[:len(b.Objects):len(b.Objects)], s.Objects...),
-		Licenses:  licenses,
-		Steps:     append(b.Steps[:len(b.Steps):len(b.Steps)], s.Steps...),
-		Config:    s.Config,
-		Expect:    s.Expect,
+		Nodes:       append(b.Nodes[:len(b.Nodes):len(b.Nodes)], s.Nodes...),
+		BoundPods:   append(b.BoundPods[:len(b.BoundPods):len(b.BoundPods)], s.BoundPods...),
+		Objects:     append(b.Objects[:len(b.Objects):len(b.Objects)], s.Objects...),
+		Licenses:    licenses,
+		Steps:       append(b.Steps[:len(b.Steps):len(b.Steps)], s.Steps...),
+		Config:      s.Config,
+		Descheduler: s.Descheduler,
+		Expect:      s.Expect,
 	}
 	return m, nil
 }

@@ -69,6 +69,10 @@ type Scenario struct {
 	// the scenario with, relative to the scenario file (or absolute); its
 	// --config overrides it. Plain runs take --config.
 	Config string `json:"config,omitempty"`
+	// Descheduler is the descheduler policy (a DeschedulerPolicy file)
+	// that the deschedule steps run, relative to the scenario file (or
+	// absolute); --descheduler overrides it, in plain runs and tests alike.
+	Descheduler string `json:"descheduler,omitempty"`
 	// Expect are the assertions `playground test` checks once the scenario
 	// has run (see expect.go). A base's config and expect are not merged:
 	// the scenario's own file states what it expects.
@@ -155,7 +159,9 @@ func validate(s *Scenario, schedulerNames []string) ([]decoded, field.ErrorList)
 	errs = append(errs, validateBoundPods(s.BoundPods, nodes)...)
 	objects, objErrs := decodeObjects(s.Objects, nodes, schedulerNames)
 	errs = append(errs, objErrs...)
-	refs := scenarioRefs{objects: sets.New[string](), namespaces: sets.New[string](), nodes: nodes, steps: len(s.Steps)}
+	errs = append(errs, validateAddedNodes(s.Steps, nodes)...)
+	// Steps and assertions may name the nodes steps add.
+	refs := scenarioRefs{objects: sets.New[string](), namespaces: sets.New[string](), nodes: withAddedNodes(nodes, s.Steps), steps: len(s.Steps)}
 	for _, o := range objects {
 		refs.objects.Insert(o.key())
 		refs.namespaces.Insert(o.namespaces()...)

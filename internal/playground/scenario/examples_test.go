@@ -40,6 +40,9 @@ func TestShippedScenariosLoad(t *testing.T) {
 		if strings.Contains(string(data), "kind: KubeSchedulerConfiguration") {
 			continue // a config, loaded by the cmd/playground tests
 		}
+		if strings.Contains(string(data), "kind: DeschedulerPolicy") {
+			continue // a descheduler policy, run by the cmd/playground tests
+		}
 		scenarios++
 		if _, err := loadPlan(f, []string{"custom-scheduler"}); err != nil {
 			t.Errorf("%s: %v", filepath.Base(f), err)

@@ -158,6 +158,13 @@ func validateNodes(nodes []NodeSpec) field.ErrorList {
 	if len(nodes) == 0 {
 		errs = append(errs, field.Required(path, "a scenario needs at least one node"))
 	}
+	return append(errs, validateNodeSpecs(nodes, path, map[string]string{})...)
+}
+
+// validateNodeSpecs checks the specs at path; seen maps the node names
+// made so far to the path of their spec, and receives those of nodes.
+func validateNodeSpecs(nodes []NodeSpec, path *field.Path, seen map[string]string) field.ErrorList {
+	var errs field.ErrorList
 	total, expandable := countNodes(nodes)
 	if total > MaxNodes {
 		errs = append(errs, field.Invalid(path, total, fmt.Sprintf("nodes in total (the sum of every count): must be at most %d", MaxNodes)))
@@ -166,7 +173,6 @@ func validateNodes(nodes []NodeSpec) field.ErrorList {
 		errs = append(errs, field.Invalid(path, bytes, fmt.Sprintf(
 			"bytes of node annotations in total (keys and values times each count): must be at most %d", MaxAnnotationBytes)))
 	}
-	seen := map[string]string{} // node name -> path of the spec that made it
 	for i, n := range nodes {
 		p := path.Index(i)
 		if n.Name == "" {
@@ -288,9 +294,14 @@ func nodeNames(n NodeSpec) []string {
 // their status: create them so, lest KWOK's first status update come
 // before a second one of ours.
 func (p *Plan) NodeObjects(now time.Time) []*corev1.Node {
+	return NodeObjects(p.Scenario.Nodes, now)
+}
+
+// NodeObjects is Plan.NodeObjects of specs: also those of an addNodes step.
+func NodeObjects(specs []NodeSpec, now time.Time) []*corev1.Node {
 	now = now.UTC().Truncate(time.Second)
 	var nodes []*corev1.Node
-	for _, spec := range p.Scenario.Nodes {
+	for _, spec := range specs {
 		res := corev1.ResourceList{
 			corev1.ResourceCPU:    quantityOr(spec.Allocatable.CPU, DefaultCPU),
 			corev1.ResourceMemory: quantityOr(spec.Allocatable.Memory, DefaultMemory),

@@ -50,6 +50,11 @@ type Step struct {
 	// cluster; the step lasts until the license driver has read the change
 	// and the scheduler has tried the pods it concerns.
 	Licenses *LicensesStep `json:"licenses,omitempty"`
+	// AddNodes creates nodes, written as the scenario's nodes are, as when
+	// they join the cluster mid-run (see addnodes.go).
+	AddNodes []NodeSpec `json:"addNodes,omitempty"`
+	// Deschedule runs the descheduler (see deschedule.go).
+	Deschedule *DescheduleStep `json:"deschedule,omitempty"`
 }
 
 // ScaleStep is a workload and its new replica count.
@@ -78,6 +83,10 @@ func (st Step) String() string {
 		return fmt.Sprintf("wait %v", st.Wait.Duration)
 	case st.Licenses != nil:
 		return st.Licenses.String()
+	case len(st.AddNodes) > 0:
+		return "add " + describeAddedNodes(st.AddNodes)
+	case st.Deschedule != nil:
+		return st.Deschedule.String()
 	}
 	return "empty step"
 }
@@ -123,8 +132,15 @@ func validateSteps(steps []Step, objects, nodes sets.Set[string], licenses *Lice
 			set++
 			errs = append(errs, validateLicensesStep(st.Licenses, licenses, p.Child("licenses"))...)
 		}
+		if st.AddNodes != nil {
+			set++
+		}
+		if st.Deschedule != nil {
+			set++
+			errs = append(errs, validateDeschedule(st.Deschedule, p.Child("deschedule"))...)
+		}
 		if set != 1 {
-			errs = append(errs, field.Invalid(p, set, "a step has exactly one of scale, delete, deleteNodes, wait, licenses"))
+			errs = append(errs, field.Invalid(p, set, "a step has exactly one of scale, delete, deleteNodes, wait, licenses, addNodes, deschedule"))
 		}
 	}
 	return errs
