@@ -24,6 +24,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow/window"
 )
 
 // EventsToRegister returns the node events that can end a rejection: a node
@@ -32,8 +34,8 @@ import (
 // event: Filter plans that retry (see retry.go).
 func (pl *MaintenanceWindow) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
 	actions := fwk.Add
-	for _, src := range pl.sources {
-		if src.where == inLabels {
+	for _, src := range pl.sources.List() {
+		if src.Where == window.InLabels {
 			actions |= fwk.UpdateNodeLabel
 		} else {
 			actions |= fwk.UpdateNodeAnnotation
@@ -70,10 +72,7 @@ func (pl *MaintenanceWindow) isSchedulableAfterNodeChange(logger klog.Logger, po
 
 // blocks reports whether node's windows keep a pod of runtime rt off it at
 // now, and until when.
-func (pl *MaintenanceWindow) blocks(logger klog.Logger, node *v1.Node, now time.Time, rt runtimeInfo) (time.Time, bool) {
-	start, until, blocked := blockedUntil(pl.nodeWindows(logger, node), now, pl.avoidWithin)
-	if blocked && start.After(now) && pl.endsBefore(rt, now, start) {
-		return time.Time{}, false
-	}
+func (pl *MaintenanceWindow) blocks(logger klog.Logger, node *v1.Node, now time.Time, rt window.Runtime) (time.Time, bool) {
+	_, until, blocked := pl.check.NodeBlocked(logger, node, now, func() window.Runtime { return rt })
 	return until, blocked
 }

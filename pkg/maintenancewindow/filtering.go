@@ -18,13 +18,14 @@ package maintenancewindow
 
 import (
 	"context"
-	"fmt"
 	"sync/atomic"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow/window"
 )
 
 // skip is the status of an exempt pod. It is shared: the framework only
@@ -39,7 +40,7 @@ const stateKey fwk.StateKey = Name + "/cycle"
 // windows that rejected it.
 type cycleData struct {
 	earliest earliestEnd
-	runtime  runtimeInfo
+	runtime  window.Runtime
 }
 
 // Clone returns the same value: runtime does not change after PreFilter,
@@ -74,7 +75,7 @@ func (e *earliestEnd) lower(t time.Time) bool {
 // or comes from a pod group. A plain pod of unknown runtime without retries
 // costs nothing.
 func (pl *MaintenanceWindow) PreFilter(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) (*fwk.PreFilterResult, *fwk.Status) {
-	if pl.signals.none() || pl.isExempt(pod) {
+	if pl.signals.none() || pl.check.Exempt(pod) {
 		return nil, skip
 	}
 	pl.writeCycleData(ctx, state, pod)
@@ -87,12 +88,12 @@ func (pl *MaintenanceWindow) writeCycleData(ctx context.Context, state fwk.Cycle
 	if state == nil {
 		return
 	}
-	var rt runtimeInfo
+	var rt window.Runtime
 	if pl.runtimeAware && (podGroupName(pod) != "" || hasRuntimeHint(pod)) {
 		logger := klog.FromContext(ctx)
 		rt = pl.expectedRuntime(&logger, pod)
 	}
-	if pl.retries != nil || rt.known || podGroupName(pod) != "" {
+	if pl.retries != nil || rt.Known || podGroupName(pod) != "" {
 		state.Write(stateKey, &cycleData{runtime: rt})
 	}
 }
@@ -119,25 +120,14 @@ func (pl *MaintenanceWindow) Filter(ctx context.Context, state fwk.CycleState, p
 	if node == nil {
 		return fwk.NewStatus(fwk.Error, "node not found")
 	}
-	if pl.isExempt(pod) {
-		return nil
-	}
-	ws := pl.nodeWindows(klog.FromContext(ctx), node)
-	if len(ws) == 0 {
-		return nil
-	}
 	now := pl.clock.Now()
-	start, until, blocked := blockedUntil(ws, now, pl.avoidWithin)
+	blocked, until, reason := pl.check.Blocks(klog.FromContext(ctx), pod, node, now,
+		func() window.Runtime { return pl.runtimeOf(state, pod) })
 	if !blocked {
 		return nil
 	}
-	// A window that has not opened yet spares a pod that ends before it;
-	// an open window rejects every pod.
-	if start.After(now) && pl.endsBefore(pl.runtimeOf(state, pod), now, start) {
-		return nil
-	}
 	pl.retryAt(ctx, state, pod, until)
-	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, reason(now, start, until))
+	return fwk.NewStatus(fwk.UnschedulableAndUnresolvable, reason)
 }
 
 // retryAt plans pod's retry at until unless the cycle already planned one
@@ -156,13 +146,4 @@ func (pl *MaintenanceWindow) retryAt(ctx context.Context, state fwk.CycleState, 
 	// No earliestEnd when PreFilter did not run (a profile that enables the
 	// plugin at filter only): plan on every rejection.
 	pl.retries.plan(klog.FromContext(ctx), pod, until)
-}
-
-// reason is the rejection of a node blocked by a window from start to until.
-func reason(now, start, until time.Time) string {
-	if start.After(now) {
-		return fmt.Sprintf("node's maintenance window opens at %s (until %s)",
-			start.UTC().Format(time.RFC3339), until.UTC().Format(time.RFC3339))
-	}
-	return fmt.Sprintf("node is in a maintenance window until %s", until.UTC().Format(time.RFC3339))
 }

@@ -28,8 +28,6 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/klog/v2"
@@ -40,7 +38,7 @@ import (
 	// Importing scheme registers MaintenanceWindowArgs with the scheduler's
 	// config scheme for every scheduler build that imports this plugin.
 	"github.com/adminsched/scheduler-plugins/apis/config/scheme"
-	"github.com/adminsched/scheduler-plugins/pkg/podowner"
+	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow/window"
 )
 
 // Name is the plugin's name in a KubeSchedulerConfiguration profile.
@@ -48,22 +46,19 @@ const Name = config.MaintenanceWindowName
 
 // MaintenanceWindow filters and scores nodes by their maintenance windows.
 type MaintenanceWindow struct {
-	key             string
-	avoidWithin     time.Duration
-	horizon         time.Duration
-	ignoreDaemonSet bool
+	avoidWithin time.Duration
+	horizon     time.Duration
 	// runtimeAware lets a pod of known runtime use a node until
 	// runtimeMargin before its window opens.
 	runtimeAware  bool
 	runtimeMargin time.Duration
-	// exempt is nil when no selector exempts pods.
-	exempt labels.Selector
 
-	clock   clock.WithDelayedExecution
-	windows *windowCache
-	// sources are where nodes announce windows: the annotation, then the
-	// providers' signals unless providerSignals is off.
-	sources []source
+	clock clock.WithDelayedExecution
+	// check is the Filter decision, shared with the descheduler's evictor.
+	check *window.Checker
+	// sources are where nodes announce windows (check's): the annotation,
+	// then the providers' signals unless providerSignals is off.
+	sources *window.Sources
 	// handle gives the scheduler's view of pod groups; nil in unit tests
 	// that build the plugin alone.
 	handle fwk.Handle
@@ -102,25 +97,19 @@ func newWithClock(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock
 	if err != nil {
 		return nil, err
 	}
+	check, err := window.New(args)
+	if err != nil {
+		return nil, fmt.Errorf("invalid %s args: %w", Name, err)
+	}
 	pl := &MaintenanceWindow{
-		key:             args.AnnotationKey,
-		avoidWithin:     args.AvoidWithin.Duration,
-		horizon:         args.Horizon.Duration,
-		ignoreDaemonSet: args.IgnoreDaemonSetPods,
-		runtimeAware:    args.RuntimeAware,
-		runtimeMargin:   args.RuntimeMargin.Duration,
-		clock:           c,
-		windows:         newWindowCache(args.ProviderWindowDuration.Duration),
-		handle:          h,
-	}
-	pl.sources = []source{{key: pl.key, where: inAnnotations, format: formatIntervals}}
-	if args.ProviderSignals {
-		pl.sources = append(pl.sources, providerSources...)
-	}
-	if args.ExemptPodSelector != nil {
-		if pl.exempt, err = metav1.LabelSelectorAsSelector(args.ExemptPodSelector); err != nil {
-			return nil, fmt.Errorf("invalid %s args: exemptPodSelector: %w", Name, err)
-		}
+		avoidWithin:   args.AvoidWithin.Duration,
+		horizon:       args.Horizon.Duration,
+		runtimeAware:  args.RuntimeAware,
+		runtimeMargin: args.RuntimeMargin.Duration,
+		clock:         c,
+		check:         check,
+		sources:       check.Sources(),
+		handle:        h,
 	}
 	registerMetrics()
 	profile := profileName(h)
@@ -128,8 +117,8 @@ func newWithClock(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock
 	pl.nodes = nodeLister(h)
 	pl.signals = newNodeSignals(ctx, h, pl.sources)
 	live.join(ctx, pl, profile)
-	klog.FromContext(ctx).V(2).Info("Plugin initialized", "plugin", Name, "annotationKey", pl.key,
-		"avoidWithin", pl.avoidWithin, "horizon", pl.horizon, "ignoreDaemonSetPods", pl.ignoreDaemonSet,
+	klog.FromContext(ctx).V(2).Info("Plugin initialized", "plugin", Name, "annotationKey", args.AnnotationKey,
+		"avoidWithin", pl.avoidWithin, "horizon", pl.horizon, "ignoreDaemonSetPods", args.IgnoreDaemonSetPods,
 		"exemptPodSelector", args.ExemptPodSelector, "runtimeAware", pl.runtimeAware, "runtimeMargin", pl.runtimeMargin,
 		"providerSignals", args.ProviderSignals, "providerWindowDuration", args.ProviderWindowDuration.Duration)
 	return pl, nil
@@ -138,15 +127,9 @@ func newWithClock(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock
 // Name returns the plugin's name.
 func (pl *MaintenanceWindow) Name() string { return Name }
 
-// isExempt reports whether pod may go to nodes whatever their windows.
-func (pl *MaintenanceWindow) isExempt(pod *v1.Pod) bool {
-	if pl.ignoreDaemonSet {
-		if podowner.IsDaemonSetPod(pod) {
-			return true
-		}
-	}
-	return pl.exempt != nil && pl.exempt.Matches(labels.Set(pod.Labels))
-}
+// GKEMaintenanceLabel is the node label by which GKE announces a VM's
+// upcoming host maintenance: its start, in Unix epoch seconds.
+const GKEMaintenanceLabel = window.GKEMaintenanceLabel
 
 // The plugin's signature fragments: what it reads of the pod.
 const (
@@ -170,15 +153,15 @@ func (pl *MaintenanceWindow) SignPod(_ context.Context, pod *v1.Pod) ([]fwk.Sign
 	runtime := int64(-1)
 	group := ""
 	if pl.runtimeAware {
-		if rt, _ := podRuntime(pod); rt.known {
-			runtime = int64(rt.d)
+		if rt, _ := window.PodRuntime(pod); rt.Known {
+			runtime = int64(rt.D)
 		}
 		if name := podGroupName(pod); name != "" {
 			group = pod.Namespace + "/" + name
 		}
 	}
 	return []fwk.SignFragment{
-		{Key: signatureKey, Value: pl.isExempt(pod)},
+		{Key: signatureKey, Value: pl.check.Exempt(pod)},
 		{Key: runtimeSignatureKey, Value: runtime},
 		{Key: groupSignatureKey, Value: group},
 	}, nil

@@ -42,6 +42,7 @@ import (
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
 	"github.com/adminsched/scheduler-plugins/apis/config/scheme"
+	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow/window"
 )
 
 const key = "scheduling.adminsched.io/maintenance-window"
@@ -213,17 +214,17 @@ func TestParseWindows(t *testing.T) {
 	tests := []struct {
 		name    string
 		value   string
-		want    []window
+		want    []window.Window
 		wantErr string
 	}{
 		{name: "empty", value: "", want: nil},
 		// Guards the continue on a blank item: parsing goes on after it.
-		{name: "blank items first and between", value: " , ," + interval(3, 4) + ", ," + interval(1, 2), want: []window{{now.Add(time.Hour), now.Add(2 * time.Hour)}, {now.Add(3 * time.Hour), now.Add(4 * time.Hour)}}},
-		{name: "one", value: interval(1, 2), want: []window{{now.Add(time.Hour), now.Add(2 * time.Hour)}}},
+		{name: "blank items first and between", value: " , ," + interval(3, 4) + ", ," + interval(1, 2), want: []window.Window{{Start: now.Add(time.Hour), End: now.Add(2 * time.Hour)}, {Start: now.Add(3 * time.Hour), End: now.Add(4 * time.Hour)}}},
+		{name: "one", value: interval(1, 2), want: []window.Window{{Start: now.Add(time.Hour), End: now.Add(2 * time.Hour)}}},
 		{
 			name:  "several, unordered, with spaces and an offset",
 			value: " " + interval(5, 6) + " , 2026-12-01T02:00:00+01:00/2026-12-01T03:00:00+01:00,",
-			want:  []window{{now.Add(time.Hour), now.Add(2 * time.Hour)}, {now.Add(5 * time.Hour), now.Add(6 * time.Hour)}},
+			want:  []window.Window{{Start: now.Add(time.Hour), End: now.Add(2 * time.Hour)}, {Start: now.Add(5 * time.Hour), End: now.Add(6 * time.Hour)}},
 		},
 		{name: "no slash", value: at(1), wantErr: "want START/END"},
 		{name: "not RFC 3339", value: "tomorrow/" + at(2), wantErr: "start"},
@@ -231,11 +232,11 @@ func TestParseWindows(t *testing.T) {
 		{name: "end before start", value: interval(2, 1), wantErr: "the end is not after the start"},
 		{name: "empty window", value: interval(2, 2), wantErr: "the end is not after the start"},
 		{name: "one bad interval spoils the value", value: interval(1, 2) + ",soon", wantErr: `interval "soon"`},
-		{name: "too many intervals", value: strings.Repeat(interval(1, 2)+",", maxWindows+1), wantErr: "more than 64 intervals"},
+		{name: "too many intervals", value: strings.Repeat(interval(1, 2)+",", window.MaxWindows+1), wantErr: "more than 64 intervals"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := parseWindows(tc.value)
+			got, err := window.Parse(tc.value)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("got %v, %v; want an error containing %q", got, err, tc.wantErr)
@@ -245,7 +246,7 @@ func TestParseWindows(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(window{}), cmp.Comparer(time.Time.Equal)); diff != "" {
+			if diff := cmp.Diff(tc.want, got, cmp.Comparer(time.Time.Equal)); diff != "" {
 				t.Errorf("windows (-want +got):\n%s", diff)
 			}
 		})

@@ -27,6 +27,8 @@ import (
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
 	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow/window"
 )
 
 // subsystem prefixes every metric of the plugin.
@@ -200,14 +202,14 @@ func (pl *MaintenanceWindow) countNodeStates(counts map[string]int) {
 // nodeState returns node's window state at now; ok is false for a node with
 // no window within the horizon (nor within avoidWithin).
 func (pl *MaintenanceWindow) nodeState(node *v1.Node, now time.Time) (string, bool) {
-	ws, found, err := pl.parseNodeWindows(node)
+	ws, found, err := pl.sources.Parse(node)
 	if !found {
 		return "", false
 	}
 	if err != nil {
 		return stateInvalid, true
 	}
-	if start, _, blocked := blockedUntil(ws, now, pl.avoidWithin); blocked {
+	if start, _, blocked := window.BlockedUntil(ws, now, pl.avoidWithin); blocked {
 		if start.After(now) {
 			return stateAvoided, true
 		}
@@ -215,7 +217,7 @@ func (pl *MaintenanceWindow) nodeState(node *v1.Node, now time.Time) (string, bo
 	}
 	// Score ranks a node lower only when its next window opens before the
 	// horizon: at the horizon it scores as a node without a window.
-	if until, ok := nextStart(ws, now); ok && until < pl.horizon {
+	if until, ok := window.NextStart(ws, now); ok && until < pl.horizon {
 		return stateUpcoming, true
 	}
 	return "", false

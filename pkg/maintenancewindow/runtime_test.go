@@ -32,6 +32,7 @@ import (
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
 	"github.com/adminsched/scheduler-plugins/internal/podgrouptest"
+	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow/window"
 )
 
 // jobPod is a pod with activeDeadlineSeconds (0: none) and, unless empty,
@@ -51,28 +52,28 @@ func TestPodRuntime(t *testing.T) {
 	tests := []struct {
 		name    string
 		pod     *v1.Pod
-		want    runtimeInfo
+		want    window.Runtime
 		wantErr bool
 	}{
 		{name: "nothing", pod: jobPod("p", 0, "")},
-		{name: "deadline", pod: jobPod("p", 1200, ""), want: runtimeInfo{d: 20 * time.Minute, known: true}},
-		{name: "annotation", pod: jobPod("p", 0, "1h30m"), want: runtimeInfo{d: 90 * time.Minute, known: true}},
-		{name: "both: the annotation is smaller", pod: jobPod("p", 7200, "20m"), want: runtimeInfo{d: 20 * time.Minute, known: true}},
-		{name: "both: the deadline is smaller", pod: jobPod("p", 1200, "2h"), want: runtimeInfo{d: 20 * time.Minute, known: true}},
+		{name: "deadline", pod: jobPod("p", 1200, ""), want: window.Runtime{D: 20 * time.Minute, Known: true}},
+		{name: "annotation", pod: jobPod("p", 0, "1h30m"), want: window.Runtime{D: 90 * time.Minute, Known: true}},
+		{name: "both: the annotation is smaller", pod: jobPod("p", 7200, "20m"), want: window.Runtime{D: 20 * time.Minute, Known: true}},
+		{name: "both: the deadline is smaller", pod: jobPod("p", 1200, "2h"), want: window.Runtime{D: 20 * time.Minute, Known: true}},
 		{name: "malformed annotation", pod: jobPod("p", 0, "soon"), wantErr: true},
 		{name: "malformed annotation, the deadline still counts", pod: jobPod("p", 1200, "soon"),
-			want: runtimeInfo{d: 20 * time.Minute, known: true}, wantErr: true},
+			want: window.Runtime{D: 20 * time.Minute, Known: true}, wantErr: true},
 		{name: "zero annotation", pod: jobPod("p", 0, "0s"), wantErr: true},
 		{name: "negative annotation", pod: jobPod("p", 0, "-5m"), wantErr: true},
-		{name: "366 days is the most", pod: jobPod("p", 0, "8784h"), want: runtimeInfo{d: 8784 * time.Hour, known: true}},
+		{name: "366 days is the most", pod: jobPod("p", 0, "8784h"), want: window.Runtime{D: 8784 * time.Hour, Known: true}},
 		{name: "absurd annotation", pod: jobPod("p", 0, "8784h1s"), wantErr: true},
 		{name: "absurd deadline", pod: jobPod("p", 8784*3600+1, "")},
 		{name: "negative deadline", pod: jobPod("p", -5, "")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := podRuntime(tc.pod)
-			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(runtimeInfo{})); diff != "" {
+			got, err := window.PodRuntime(tc.pod)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("podRuntime (-want +got):\n%s", diff)
 			}
 			if (err != nil) != tc.wantErr {
@@ -281,6 +282,29 @@ func TestMalformedRuntimeIsLoggedOnce(t *testing.T) {
 			}
 			if got != tc.want {
 				t.Errorf("logged %d times, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRuntimeAwareQueueingHint: the hint judges a window that has not
+// opened yet as Filter does, sparing a pod that ends before it.
+func TestRuntimeAwareQueueingHint(t *testing.T) {
+	logger, _ := ktesting.NewTestContext(t)
+	pl, _, _ := newPlugin(t, defaultArgs(func(a *config.MaintenanceWindowArgs) { a.AvoidWithin.Duration = 2 * time.Hour }))
+	tests := []struct {
+		name string
+		pod  *v1.Pod
+		want fwk.QueueingHint
+	}{
+		{name: "ends before the window", pod: jobPod("job", 1200, ""), want: fwk.Queue},
+		{name: "runtime unknown", pod: jobPod("deploy", 0, ""), want: fwk.QueueSkip},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := pl.isSchedulableAfterNodeChange(logger, tc.pod, nil, node("n", interval(1, 3)))
+			if err != nil || got != tc.want {
+				t.Errorf("hint %v, %v; want %v", got, err, tc.want)
 			}
 		})
 	}

@@ -23,6 +23,8 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow/window"
 )
 
 // PreScore returns Skip, so that Score is not called, while no node has a
@@ -31,7 +33,7 @@ import (
 // while the count was 0, or the profile enables the plugin at score
 // without preFilter), it works out the pod's runtime for the cycle.
 func (pl *MaintenanceWindow) PreScore(ctx context.Context, state fwk.CycleState, pod *v1.Pod, _ []fwk.NodeInfo) *fwk.Status {
-	if pl.horizon <= 0 || pl.signals.none() || pl.isExempt(pod) {
+	if pl.horizon <= 0 || pl.signals.none() || pl.check.Exempt(pod) {
 		return skip
 	}
 	if state != nil && pl.runtimeAware {
@@ -52,10 +54,10 @@ func (pl *MaintenanceWindow) Score(ctx context.Context, state fwk.CycleState, po
 		return 0, fwk.NewStatus(fwk.Error, "node not found")
 	}
 	horizon := int64(pl.horizon.Seconds())
-	ws := pl.nodeWindows(klog.FromContext(ctx), node)
+	ws := pl.sources.Windows(klog.FromContext(ctx), node)
 	now := pl.clock.Now()
-	until, ok := nextStart(ws, now)
-	if rt := pl.runtimeOf(state, pod); rt.known {
+	until, ok := window.NextStart(ws, now)
+	if rt := pl.runtimeOf(state, pod); rt.Known {
 		return pl.fitScore(rt, now, until, ok), nil
 	}
 	if !ok {
@@ -72,7 +74,7 @@ func (pl *MaintenanceWindow) Score(ctx context.Context, state fwk.CycleState, po
 // node without a window): they are the capacity that a long-running pod
 // cannot use, and the nodes without a window stay free for those. A node
 // whose window would interrupt the pod scores 0.
-func (pl *MaintenanceWindow) fitScore(rt runtimeInfo, now time.Time, until time.Duration, hasWindow bool) int64 {
+func (pl *MaintenanceWindow) fitScore(rt window.Runtime, now time.Time, until time.Duration, hasWindow bool) int64 {
 	horizon := int64(pl.horizon.Seconds())
 	if horizon <= 0 {
 		return 0 // NormalizeScore gives every node MaxScore
@@ -81,10 +83,10 @@ func (pl *MaintenanceWindow) fitScore(rt runtimeInfo, now time.Time, until time.
 	if !hasWindow {
 		return floor
 	}
-	if !pl.endsBefore(rt, now, now.Add(until)) {
+	if !pl.check.EndsBefore(rt, now, now.Add(until)) {
 		return 0
 	}
-	slack := int64((until - rt.d - pl.runtimeMargin).Seconds())
+	slack := int64((until - rt.D - pl.runtimeMargin).Seconds())
 	return floor + (horizon-min(slack, horizon))*(horizon-floor)/horizon
 }
 

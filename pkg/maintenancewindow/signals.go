@@ -25,6 +25,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
+
+	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow/window"
 )
 
 // nodeSignals keeps the names of the nodes that carry a value in any of the
@@ -40,7 +42,7 @@ import (
 // window is announced hours before it opens or blocks (avoidWithin), and
 // the next cycle sees it.
 type nodeSignals struct {
-	sources []source
+	sources *window.Sources
 	reg     cache.ResourceEventHandlerRegistration
 	// synced is set once the informer's initial list has reached the
 	// handler; until then none reports false, so that no cycle skips a
@@ -57,7 +59,7 @@ type nodeSignals struct {
 // newNodeSignals counts the nodes with a signal until ctx (the scheduler's)
 // is done. It returns nil, and the plugin never skips for want of windows,
 // when h offers no node informer.
-func newNodeSignals(ctx context.Context, h fwk.Handle, sources []source) *nodeSignals {
+func newNodeSignals(ctx context.Context, h fwk.Handle, sources *window.Sources) *nodeSignals {
 	if h == nil || h.SharedInformerFactory() == nil {
 		return nil
 	}
@@ -89,7 +91,7 @@ func (s *nodeSignals) observe(obj any, present bool) {
 	switch o := obj.(type) {
 	case *v1.Node:
 		name = o.Name
-		present = present && s.carries(o)
+		present = present && s.sources.Carries(o)
 	case cache.DeletedFinalStateUnknown:
 		// A node's key is its name: nodes have no namespace.
 		name = o.Key
@@ -97,16 +99,6 @@ func (s *nodeSignals) observe(obj any, present bool) {
 		return
 	}
 	s.set(name, present)
-}
-
-// carries reports whether node has a value in any source.
-func (s *nodeSignals) carries(node *v1.Node) bool {
-	for i := range s.sources {
-		if s.sources[i].value(node) != "" {
-			return true
-		}
-	}
-	return false
 }
 
 func (s *nodeSignals) set(name string, present bool) {

@@ -27,6 +27,7 @@ import (
 	fwk "k8s.io/kube-scheduler/framework"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
+	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow/window"
 )
 
 // gkeRecorded is the value GKE's documentation shows for the label
@@ -47,13 +48,13 @@ func gkeNode(name, value, annotation string) *v1.Node {
 func TestParseUnixStart(t *testing.T) {
 	tests := []struct {
 		value   string
-		want    []window
+		want    []window.Window
 		wantErr bool
 	}{
-		{value: gkeRecorded, want: []window{{start: gkeStart, end: gkeStart.Add(time.Hour)}}},
-		{value: "0", want: []window{{start: time.Unix(0, 0).UTC(), end: time.Unix(3600, 0).UTC()}}},
-		{value: "253402300799", want: []window{{start: time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC),
-			end: time.Date(10000, 1, 1, 0, 59, 59, 0, time.UTC)}}},
+		{value: gkeRecorded, want: []window.Window{{Start: gkeStart, End: gkeStart.Add(time.Hour)}}},
+		{value: "0", want: []window.Window{{Start: time.Unix(0, 0).UTC(), End: time.Unix(3600, 0).UTC()}}},
+		{value: "253402300799", want: []window.Window{{Start: time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC),
+			End: time.Date(10000, 1, 1, 0, 59, 59, 0, time.UTC)}}},
 		{value: "253402300800", wantErr: true},
 		{value: "99999999999999999999", wantErr: true},
 		{value: "-1733083200", wantErr: true},
@@ -65,8 +66,8 @@ func TestParseUnixStart(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.value, func(t *testing.T) {
-			got, err := parseUnixStart(tc.value, time.Hour)
-			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(window{})); diff != "" {
+			got, err := window.ParseUnixStart(tc.value, time.Hour)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("windows (-want +got):\n%s", diff)
 			}
 			if (err != nil) != tc.wantErr {

@@ -34,6 +34,7 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
+	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow/window"
 )
 
 // TestRetryOnlyForTheInformersPod guards pending's UID check: a pod
@@ -232,85 +233,13 @@ func TestNextStart(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ws, err := parseWindows(tc.value)
+			ws, err := window.Parse(tc.value)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, ok := nextStart(ws, now)
+			got, ok := window.NextStart(ws, now)
 			if got != tc.want || ok != tc.wantOK {
 				t.Errorf("got %v, %v; want %v, %v", got, ok, tc.want, tc.wantOK)
-			}
-		})
-	}
-}
-
-// validValue is the i-th of distinct well-formed annotation values.
-func validValue(i int) string {
-	s := now.Add(time.Duration(i) * time.Minute)
-	return s.Format(time.RFC3339) + "/" + s.Add(time.Minute).Format(time.RFC3339)
-}
-
-// TestWindowCacheBounded guards the bound of the parse cache: it never
-// holds more than maxCached values.
-func TestWindowCacheBounded(t *testing.T) {
-	tests := []struct {
-		name   string
-		values int
-	}{
-		{name: "up to the bound", values: maxCached},
-		{name: "past the bound", values: maxCached + 2},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			logger, _ := ktesting.NewTestContext(t)
-			c := newWindowCache(time.Hour)
-			most := 0
-			for i := range tc.values {
-				if ws := c.windows(logger, "n", annotationSource, validValue(i)); len(ws) != 1 {
-					t.Fatalf("value %d: %d windows, want 1", i, len(ws))
-				}
-				most = max(most, len(c.values))
-			}
-			if most > maxCached {
-				t.Errorf("the cache held %d values, want at most %d", most, maxCached)
-			}
-		})
-	}
-}
-
-// TestFullWindowCacheKeepsWhatItLogged guards the read-locked fast path:
-// looking up cached values, well-formed or malformed and logged already,
-// does not reset a full cache, so a malformed value is not logged again.
-func TestFullWindowCacheKeepsWhatItLogged(t *testing.T) {
-	tests := []struct {
-		name   string
-		lookup []string // after the cache is full
-	}{
-		{name: "malformed value again", lookup: []string{"soon"}},
-		{name: "well-formed value, then the malformed one", lookup: []string{validValue(0), "soon"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			buffered := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.BufferLogs(true)))
-			c := newWindowCache(time.Hour)
-			c.windows(buffered, "n", annotationSource, "soon")
-			for i := 0; len(c.values) < maxCached; i++ {
-				c.windows(buffered, "n", annotationSource, validValue(i))
-			}
-			for _, v := range tc.lookup {
-				c.windows(buffered, "n", annotationSource, v)
-			}
-			logged := 0
-			for _, e := range buffered.GetSink().(ktesting.Underlier).GetBuffer().Data() {
-				if e.Message == "Ignoring the node's maintenance windows" {
-					logged++
-				}
-			}
-			if logged != 1 {
-				t.Errorf("the malformed value was logged %d times, want 1", logged)
-			}
-			if len(c.values) != maxCached {
-				t.Errorf("the cache holds %d values, want %d: it was reset", len(c.values), maxCached)
 			}
 		})
 	}
@@ -401,6 +330,3 @@ func TestCleanStopLogsNothing(t *testing.T) {
 		})
 	}
 }
-
-// annotationSource is the default annotation as the plugin reads it.
-var annotationSource = source{key: key, where: inAnnotations, format: formatIntervals}
