@@ -51,7 +51,8 @@ var goldenRuns = []struct {
 	{scenario: "placement.yaml", config: scenarios + "placement-config.yaml", compare: defaultProfile},
 	{scenario: "maintenance.yaml", config: "../../manifests/maintenancewindow/scheduler-config.yaml", compare: defaultProfile},
 	{scenario: "maintenance-lookahead.yaml", config: scenarios + "maintenance-lookahead-config.yaml", compare: scenarios + "maintenance-lookahead-off-config.yaml"},
-	{scenario: "rebalance.yaml", config: "../../manifests/nodelesspods/consolidation-config.yaml", compare: defaultProfile},
+	{scenario: "repack.yaml", config: "../../manifests/nodelesspods/consolidation-config.yaml", compare: defaultProfile},
+	{scenario: "rebalance.yaml", config: scenarios + "rebalance-config.yaml", args: []string{"--descheduler", scenarios + "rebalance-descheduler-policy.yaml"}},
 	{scenario: "licenses.yaml", config: shippedConfig, compare: defaultProfile, needs: &kubeversion.DRAExtendedResource},
 	{scenario: "ondemand-share.yaml", config: scenarios + "ondemand-share-config.yaml", args: []string{"--admission-policies"}},
 }
@@ -74,7 +75,8 @@ func TestGolden(t *testing.T) {
 		covered[g.scenario] = true
 	}
 	for _, f := range files {
-		if data, err := os.ReadFile(f); err == nil && !strings.Contains(string(data), "KubeSchedulerConfiguration") && !covered[filepath.Base(f)] {
+		if data, err := os.ReadFile(f); err == nil && !strings.Contains(string(data), "KubeSchedulerConfiguration") &&
+			!strings.Contains(string(data), "kind: DeschedulerPolicy") && !covered[filepath.Base(f)] {
 			t.Errorf("%s has no golden run: add it to goldenRuns", filepath.Base(f))
 		}
 	}
@@ -130,8 +132,9 @@ type goldenNode struct {
 	Count *int   `json:"count,omitempty"`
 }
 
-// readGoldenNodes reads the node specs of a scenario file on its own, so
-// that the test does not depend on the code it pins.
+// readGoldenNodes reads the node specs of a scenario file on its own (its
+// nodes, then those its steps add), so that the test does not depend on
+// the code it pins.
 func readGoldenNodes(t *testing.T, path string) map[string]goldenNode {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -140,9 +143,15 @@ func readGoldenNodes(t *testing.T, path string) map[string]goldenNode {
 	}
 	var s struct {
 		Nodes []goldenNode `json:"nodes"`
+		Steps []struct {
+			AddNodes []goldenNode `json:"addNodes"`
+		} `json:"steps"`
 	}
 	if err := yaml.Unmarshal(data, &s); err != nil {
 		t.Fatal(err)
+	}
+	for _, st := range s.Steps {
+		s.Nodes = append(s.Nodes, st.AddNodes...)
 	}
 	nodes := map[string]goldenNode{}
 	for _, n := range s.Nodes {
@@ -161,7 +170,8 @@ func readGoldenNodes(t *testing.T, path string) map[string]goldenNode {
 // many pods it has, how many nodes they are on and, but with the default
 // profile (whose plugins see the nodes of the shipped scenarios as alike),
 // of which node specs (the group a count expands), and why pods are unbound;
-// per step, how many pods are on how many nodes and how many wait. Not
+// per step, how many pods are on how many nodes, how many wait and how
+// many the descheduler evicted (each cycle sees a settled cluster). Not
 // which node of a spec, nor how many pods each: where nodes tie on score
 // the scheduler breaks the tie at random (the order in which its goroutines
 // filtered them, opportunistic batching), so those vary from run to run of
@@ -185,6 +195,9 @@ func goldenText(runs []report.Run, nodes map[string]goldenNode) string {
 			fmt.Fprintf(&b, "  after %s: %s", st.Step, spreadOver(st.Nodes))
 			if st.Waiting > 0 {
 				fmt.Fprintf(&b, ", %d waiting", st.Waiting)
+			}
+			if st.Evicted != nil {
+				fmt.Fprintf(&b, ", %d evicted", *st.Evicted)
 			}
 			fmt.Fprintln(&b)
 		}

@@ -72,7 +72,7 @@ func runPlayground(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	start := time.Now()
-	code := run(context.Background(), append([]string{"--assets", assets}, args...), &stdout, &stderr)
+	code := run(context.Background(), append(append([]string{"--assets", assets}, deschedulerArgs()...), args...), &stdout, &stderr)
 	t.Logf("playground %s: exit %d in %v\nstderr:\n%s", strings.Join(args, " "), code, time.Since(start).Round(time.Millisecond), stderr.String())
 	return code, stdout.String(), stderr.String()
 }

@@ -39,7 +39,7 @@ func runTestCommand(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	start := time.Now()
-	code := execute(context.Background(), append([]string{"test", "--assets", assets}, args...), &stdout, &stderr)
+	code := execute(context.Background(), append(append([]string{"test", "--assets", assets}, deschedulerArgs()...), args...), &stdout, &stderr)
 	t.Logf("playground test %s: exit %d in %v\nstdout:\n%s", strings.Join(args, " "), code, time.Since(start).Round(time.Millisecond), stdout.String())
 	return code, stdout.String(), stderr.String()
 }

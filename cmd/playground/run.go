@@ -82,6 +82,10 @@ const runExample = `  # The tutorial with the shipped NodeLessPods profile (both
   # Another scenario and profile
   playground --scenario examples/scenarios/consolidation.yaml --config manifests/nodelesspods/consolidation-config.yaml
 
+  # Nodes join, then the real descheduler moves pods onto them (make descheduler builds it)
+  playground --scenario examples/scenarios/rebalance.yaml --config examples/scenarios/rebalance-config.yaml \
+    --descheduler examples/scenarios/rebalance-descheduler-policy.yaml
+
   # Stay up after the run and print the export line for kubectl
   playground --keep`
 

@@ -53,7 +53,9 @@ overrides it; neither: ` + defaultConfig + `, built in), with explanations
 recorded, then checks its expect: assertions. Prints one line per
 assertion, PASS or FAIL, and under a failure the pods concerned, where
 each landed and the explanation of that decision. An assertion with
-samePlacementsAs runs the scenario again under that config.
+samePlacementsAs runs the scenario again under that config. The
+deschedule steps run the real descheduler with the policy the file names
+(descheduler:, relative to the file; --descheduler overrides it).
 
 Exit codes: 0 every assertion passed; 1 an assertion failed; 2 bad input
 (flags, a file that does not load or validate or has no expect, a

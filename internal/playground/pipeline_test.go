@@ -28,10 +28,10 @@ import (
 // The checks of TestPlayScenarios' rows with steps (pipeline.go's
 // applyObjects and runSteps).
 
-// checkRebalance: examples/scenarios/rebalance.yaml; after the Deployment
+// checkRepack: examples/scenarios/repack.yaml; after the Deployment
 // is scaled down and up again, the consolidation profile has packed its
 // replicas onto one node; the default plugins have not.
-func checkRebalance(t *testing.T, runs []report.Run, _ string) {
+func checkRepack(t *testing.T, runs []report.Run, _ string) {
 	used := func(nodes []report.NodeResult) (n int, counts []int) {
 		for _, node := range nodes {
 			counts = append(counts, node.Pods)
