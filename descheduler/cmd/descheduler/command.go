@@ -22,6 +22,8 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/descheduler/cmd/descheduler/app"
 	"sigs.k8s.io/descheduler/pkg/framework/pluginregistry"
+
+	"github.com/adminsched/scheduler-plugins/descheduler/pkg/policyevictor"
 )
 
 // newCommand returns upstream's command with our plugins registered.
@@ -47,4 +49,5 @@ func newCommand() *cobra.Command {
 
 // registerPlugins adds this project's descheduler plugins to registry.
 func registerPlugins(registry pluginregistry.Registry) {
+	policyevictor.Register(registry)
 }
