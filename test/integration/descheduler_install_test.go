@@ -17,14 +17,24 @@ limitations under the License.
 package integration
 
 import (
+	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
 )
 
 // TestDeschedulerPolicies holds the shipped policies to what the install
@@ -191,4 +201,169 @@ func TestChartDescheduler(t *testing.T) {
 			[]string{"/descheduler/policy"}},
 		{"an unknown descheduler value", append(on, "--set", "descheduler.replicas=2"), []string{"replicas"}},
 	})
+}
+
+// TestDeschedulerInstallRBAC applies the descheduler's ServiceAccount and
+// RBAC, from manifests/descheduler and from the chart, to the API server,
+// and runs bin/descheduler as their Deployment does (its flags, the
+// policy it mounts, $(POD_NAMESPACE)) with the ServiceAccount's own token,
+// every 2s instead of 5m:
+//   - it takes its Lease and runs cycles that evict a pod: the kustomization
+//     its spread policy, from a node with 6 pods to an empty one; the
+//     chart its maintenance policy, from a node tainted for its window;
+//   - it is refused nothing ("forbidden" in its log);
+//   - calls outside its rules (pods delete above all) are forbidden;
+//   - the chart and the kustomization grant it the same.
+//
+// PolicyEvictor reads manifests/maintenancewindow/scheduler-config.yaml:
+// it needs a profile that runs MaintenanceWindow or PlacementPolicy.
+func TestDeschedulerInstallRBAC(t *testing.T) {
+	const sourceNS = "adminsched-system"
+	chartArgs := []string{"--set", "descheduler.enabled=true", "--set", "descheduler.policy=maintenance"}
+	chartSA := chartRelease + "-descheduler"
+	t.Run("chart and kustomize grant the same", func(t *testing.T) {
+		rename := map[string]string{sourceNS: "<namespace>"}
+		want := grantsOf(t, kustomize(t, deschedulerDir), sourceNS, "descheduler", rename)
+		got := grantsOf(t, renderChart(t, sourceNS, chartArgs...), sourceNS, chartSA, rename)
+		if len(want) == 0 {
+			t.Fatal("the kustomization grants its ServiceAccount nothing")
+		}
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(scopedPermission{}, permission{})); diff != "" {
+			t.Errorf("the chart's grants differ from manifests/descheduler's (-kustomize +chart):\n%s", diff)
+		}
+		for _, p := range want {
+			if strings.Contains(p.String(), "*") || p.String() == "cluster: delete pods" {
+				t.Errorf("the descheduler is granted %s", p)
+			}
+		}
+	})
+	for _, tt := range []struct {
+		source, sa, scenario string
+		objs                 func(ns string) []*unstructured.Unstructured
+	}{
+		{"kustomize", "descheduler", "spread", func(ns string) []*unstructured.Unstructured {
+			return inNamespace(kustomize(t, deschedulerDir), sourceNS, ns)
+		}},
+		{"chart", chartSA, "maintenance", func(ns string) []*unstructured.Unstructured { return renderChart(t, ns, chartArgs...) }},
+	} {
+		t.Run(tt.source, func(t *testing.T) {
+			bin := deschedulerBinary(t)
+			tc := newTestContext(t)
+			in := deschedulerObjects(t, tt.objs(tc.ns))
+			if sa := in.deployment.Spec.Template.Spec.ServiceAccountName; sa != tt.sa {
+				t.Errorf("the Deployment runs as %q, want %q", sa, tt.sa)
+			}
+			tc.apply(in.rbac)
+			tc.checkDeschedulerRun(bin, in, tt.sa, tt.scenario)
+		})
+	}
+}
+
+// checkDeschedulerRun runs the descheduler as in's Deployment does, as
+// ServiceAccount sa of the test's namespace, on the pods of scenario (see
+// TestDeschedulerInstallRBAC).
+func (tc *testContext) checkDeschedulerRun(bin string, in *deschedulerInstall, sa, scenario string) {
+	t := tc.t
+	t.Helper()
+	schedulerConfig := tc.writeFile("scheduler-config.yaml", readFile(t, "../../manifests/maintenancewindow/scheduler-config.yaml"))
+	policyPath := tc.writeFile("policy.yaml", forTest(t, in.policy(t), schedulerConfig, tc.ns))
+	kubeconfig := tc.serviceAccountKubeconfig(tc.ns, sa)
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := in.deployment.Spec.Template.Spec.Containers[0]
+	var args []string
+	for _, a := range append(c.Command[1:], c.Args...) {
+		switch flag, _, _ := strings.Cut(a, "="); flag {
+		case "--policy-config-file":
+			a = flag + "=" + policyPath
+		case "--descheduling-interval":
+			a = flag + "=2s"
+		}
+		args = append(args, strings.ReplaceAll(a, "$(POD_NAMESPACE)", tc.ns))
+	}
+	args = append(args, "--kubeconfig="+kubeconfig, "--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", port))
+
+	nodes := tc.createNodes(makeNode(tc.ns+"-a"), makeNode(tc.ns+"-b"))
+	replicas := 6
+	if scenario == "maintenance" {
+		replicas = 1
+		taint := v1.Taint{Key: "scheduling.adminsched.io/maintenance-window", Effect: v1.TaintEffectNoSchedule}
+		patch := fmt.Sprintf(`{"spec":{"taints":[{"key":%q,"effect":%q}]}}`, taint.Key, taint.Effect)
+		if _, err := adminClient.CoreV1().Nodes().Patch(tc.ctx, nodes[0], types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Bound to the first node by the template: no scheduler runs, and a
+	// replacement goes back there.
+	pods := tc.createReplicaSetPods("web", replicas, func(p *v1.PodTemplateSpec) {
+		p.Labels[deschedulerTestLabel] = tc.ns
+		p.Spec.NodeName = nodes[0]
+	})
+	proc := tc.start("descheduler", exec.Command(bin, args...))
+
+	evicted := func(ctx context.Context) (bool, error) {
+		if proc.Exited() {
+			return false, fmt.Errorf("it exited")
+		}
+		for _, name := range pods {
+			p, err := adminClient.CoreV1().Pods(tc.ns).Get(ctx, name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) || (err == nil && p.DeletionTimestamp != nil) {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	if err := wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, evicted); err != nil {
+		var hint string
+		if proc.Exited() && strings.Contains(proc.Output(), "PolicyEvictor") {
+			hint = " (if " + bin + " lacks the PolicyEvictor plugin, rebuild it with `make descheduler`)"
+		}
+		t.Fatalf("the descheduler evicted none of %v: %v%s\n%s", pods, err, hint, proc.Output())
+	}
+	cycles := func(context.Context) (bool, error) {
+		return proc.Exited() || strings.Count(proc.Output(), "Number of evictions/requests") >= 2, nil
+	}
+	if err := wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, cycles); err != nil || proc.Exited() {
+		t.Errorf("the descheduler did not run two cycles: %v\n%s", err, proc.Output())
+	}
+	lease, err := adminClient.CoordinationV1().Leases(tc.ns).Get(tc.ctx, "descheduler", metav1.GetOptions{})
+	if err != nil || ptr.Deref(lease.Spec.HolderIdentity, "") == "" {
+		t.Errorf("the descheduler holds no Lease %s/descheduler: %v", tc.ns, err)
+	}
+	if lines := forbidden.FindAllString(proc.Output(), -1); len(lines) > 0 {
+		t.Errorf("the descheduler running as its ServiceAccount was refused %d times (first: %q): the RBAC misses something\n%s", len(lines), lines[0], proc.Output())
+	}
+	tc.checkForbidden("the descheduler's ServiceAccount", kubeconfig, deschedulerRefused)
+}
+
+// deschedulerRefused: what the descheduler's rules do not grant.
+var deschedulerRefused = map[string]forbiddenCall{
+	// It evicts, so that PodDisruptionBudgets hold.
+	"delete a pod": func(ctx context.Context, c kubernetes.Interface, ns string) error {
+		return c.CoreV1().Pods(ns).Delete(ctx, "any-pod", metav1.DeleteOptions{})
+	},
+	"list secrets": onDemandShareControllerRefused["list secrets"],
+	"cordon a node": func(ctx context.Context, c kubernetes.Interface, _ string) error {
+		_, err := c.CoreV1().Nodes().Patch(ctx, "any-node", types.MergePatchType, []byte(`{"spec":{"unschedulable":true}}`), metav1.PatchOptions{})
+		return err
+	},
+	"create a pod":        onDemandShareControllerRefused["create a pod"],
+	"delete a Deployment": onDemandShareControllerRefused["delete a Deployment"],
+	"get another Lease":   onDemandShareControllerRefused["get another Lease"],
+	"read the ConfigMaps": func(ctx context.Context, c kubernetes.Interface, ns string) error {
+		_, err := c.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+		return err
+	},
+}
+
+// readFile returns the content of path.
+func readFile(t testing.TB, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }

@@ -36,6 +36,9 @@ const (
 	// schedulerConfigMount is where the install mounts the scheduler's
 	// ConfigMap in the descheduler's pod.
 	schedulerConfigMount = "/etc/kubernetes/custom-scheduler"
+	// deschedulerTestLabel marks the pods a test's descheduler may evict:
+	// its policy's DefaultEvictor selects them only.
+	deschedulerTestLabel = "descheduler-test"
 )
 
 // shippedPolicies are the policies of manifests/descheduler by the name
@@ -168,4 +171,36 @@ func pluginArgs(profile map[string]any, plugin string) map[string]any {
 	args := map[string]any{}
 	profile["pluginConfig"] = append(configs, map[string]any{"name": plugin, "args": args})
 	return args
+}
+
+// forTest rewrites a shipped policy for a run in the shared test cluster:
+// PolicyEvictor reads schedulerConfig, and DefaultEvictor lets only the
+// pods labelled for namespace ns go, so that other tests' pods are safe.
+func forTest(t testing.TB, text, schedulerConfig, ns string) string {
+	t.Helper()
+	policy, profiles := policyProfiles(t, text)
+	for _, p := range profiles {
+		p := p.(map[string]any)
+		pluginArgs(p, "PolicyEvictor")["schedulerConfig"] = schedulerConfig
+		pluginArgs(p, "DefaultEvictor")["labelSelector"] = map[string]any{
+			"matchLabels": map[string]any{deschedulerTestLabel: ns},
+		}
+	}
+	policy["profiles"] = profiles
+	data, err := yaml.Marshal(policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// deschedulerBinary returns bin/descheduler (or DESCHEDULER_BINARY). A
+// release tree of an older minor has no descheduler module
+// (hack/release-minor.sh drops it), hence no binary to run.
+func deschedulerBinary(t testing.TB) string {
+	t.Helper()
+	if _, err := os.Stat("../../descheduler/go.mod"); os.IsNotExist(err) {
+		t.Skip("this tree has no descheduler module: the descheduler is built for the newest minor only (hack/release-minor.sh)")
+	}
+	return toolBinary(t, "DESCHEDULER_BINARY", "descheduler", "this test runs the descheduler")
 }
