@@ -65,8 +65,13 @@ func New(ctx context.Context, obj runtime.Object, handle frameworktypes.Handle) 
 	if err := e.wire(pol); err != nil {
 		return nil, fmt.Errorf("%s: %w", PluginName, err)
 	}
-	e.logger.V(1).Info("Following the scheduler profile", "profile", pol.profile,
-		"placementPolicy", e.placement != nil, "maintenanceWindow", e.windows != nil)
+	if e.placement == nil && e.windows == nil {
+		e.logger.Info("No scheduler profile runs PlacementPolicy or MaintenanceWindow: every eviction passes",
+			"schedulerConfig", args.SchedulerConfig, "schedulerName", args.SchedulerName)
+	} else {
+		e.logger.V(1).Info("Following the scheduler profile", "profile", pol.profile,
+			"placementPolicy", e.placement != nil, "maintenanceWindow", e.windows != nil)
+	}
 	return e, nil
 }
 

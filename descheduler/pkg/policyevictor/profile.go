@@ -44,8 +44,9 @@ type policies struct {
 
 // loadPolicies loads args.SchedulerConfig as kube-scheduler loads it and
 // returns the args of the profile args.SchedulerName names, or of the only
-// profile running one of our plugins when it is empty. Errors carry the
-// field paths of args.
+// profile running one of our plugins when it is empty; no args at all when
+// that profile, or every profile, runs neither. Errors carry the field
+// paths of args.
 func loadPolicies(args *PolicyEvictorArgs) (*policies, field.ErrorList) {
 	cfgPath, namePath := field.NewPath("schedulerConfig"), field.NewPath("schedulerName")
 	if args.SchedulerConfig == "" {
@@ -68,15 +69,17 @@ func loadPolicies(args *PolicyEvictorArgs) (*policies, field.ErrorList) {
 		if runs(prof, config.PlacementPolicyName) || runs(prof, config.MaintenanceWindowName) {
 			ours = append(ours, prof)
 		} else if args.SchedulerName != "" {
-			return nil, field.ErrorList{field.Invalid(namePath, args.SchedulerName,
-				"the profile runs neither PlacementPolicy nor MaintenanceWindow")}
+			// Nothing to enforce (e.g. a NodeLessPods-only profile): the
+			// shipped policies work with any of our installs, and New says
+			// so in the log.
+			return &policies{profile: args.SchedulerName}, nil
 		}
 	}
 	switch {
 	case len(ours) == 0 && args.SchedulerName != "":
 		return nil, field.ErrorList{field.NotFound(namePath, args.SchedulerName)}
 	case len(ours) == 0:
-		return nil, field.ErrorList{field.Required(namePath, "no profile runs PlacementPolicy or MaintenanceWindow")}
+		return &policies{}, nil
 	case len(ours) > 1:
 		names := make([]string, len(ours))
 		for i, p := range ours {

@@ -35,6 +35,11 @@ import (
 // config, so that the scheduler plugins' own matching code decides.
 func newFromConfig(t *testing.T, objs ...runtime.Object) *PolicyEvictor {
 	t.Helper()
+	return newFromArgs(t, &PolicyEvictorArgs{SchedulerConfig: testConfig}, objs...)
+}
+
+func newFromArgs(t *testing.T, args *PolicyEvictorArgs, objs ...runtime.Object) *PolicyEvictor {
+	t.Helper()
 	_, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithCancel(ctx)
 	t.Cleanup(cancel)
@@ -44,7 +49,6 @@ func newFromConfig(t *testing.T, objs ...runtime.Object) *PolicyEvictor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := &PolicyEvictorArgs{SchedulerConfig: testConfig}
 	Default(args)
 	pl, err := New(ctx, args, &frameworkfake.HandleImpl{ClientsetImpl: client, SharedInformerFactoryImpl: factory,
 		GetPodsAssignedToNodeFuncImpl: getPods})
@@ -81,4 +85,18 @@ func TestWiredWindows(t *testing.T) {
 	if !e.Filter(exempt) || e.Filter(p) {
 		t.Fatal("Filter: want the exempt pod through and the other refused")
 	}
+}
+
+// A profile that runs neither plugin has nothing to enforce: the shipped
+// policies must start with a NodeLessPods-only install and let evictions
+// through.
+func TestWiredProfileWithoutPolicies(t *testing.T) {
+	p := pod("pay", "eu1", 1000, nil)
+	p.Namespace = "payments"
+	e := newFromArgs(t, &PolicyEvictorArgs{SchedulerConfig: testConfig, SchedulerName: "default-scheduler"},
+		node("eu1", 10, region("eu-west-1")), p)
+	if e.placement != nil || e.windows != nil {
+		t.Fatalf("placement %v, windows %v: want none", e.placement, e.windows)
+	}
+	expect(t, e, p, true, "")
 }
