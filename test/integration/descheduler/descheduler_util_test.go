@@ -124,12 +124,15 @@ type counts struct {
 	cycles int
 	// evicted is descheduler_pods_evicted_total{result="success"}.
 	evicted int
+	// refused is PolicyEvictor's adminsched_policyevictor_refused_total,
+	// all reasons.
+	refused int
 }
 
 // scrape reads the descheduler's metrics.
 func (d *descheduler) scrape() (counts, error) {
 	if d.proc.Exited() {
-		return counts{}, fmt.Errorf("the descheduler exited: %v\n%s", d.proc.ProcessState(), d.proc.Output())
+		return counts{}, fmt.Errorf("the descheduler exited (%v); its output is logged below", d.proc.ProcessState())
 	}
 	resp, err := d.http.Get(d.metrics)
 	if err != nil {
@@ -154,6 +157,9 @@ func (d *descheduler) scrape() (counts, error) {
 				c.evicted += int(m.GetCounter().GetValue())
 			}
 		}
+	}
+	for _, m := range families["adminsched_policyevictor_refused_total"].GetMetric() {
+		c.refused += int(m.GetCounter().GetValue())
 	}
 	return c, nil
 }

@@ -38,7 +38,9 @@ func policy(p plugin, defaultEvictor, policyEvictor map[string]any) map[string]a
 	}
 	if policyEvictor != nil {
 		plugins["filter"] = enabled("PolicyEvictor")
-		plugins["preEvictionFilter"] = enabled("PolicyEvictor")
+		// All lower case: the v1alpha2 field's JSON name; decoding
+		// silently drops "preEvictionFilter".
+		plugins["preevictionfilter"] = enabled("PolicyEvictor")
 		config = append(config, map[string]any{"name": "PolicyEvictor", "args": policyEvictor})
 	}
 	return map[string]any{
