@@ -60,7 +60,7 @@ func TestDeschedulerPolicies(t *testing.T) {
 			}
 			for _, p := range profiles {
 				p := p.(map[string]any)
-				for _, point := range []string{"filter", "preEvictionFilter"} {
+				for _, point := range []string{"filter", "preevictionfilter"} {
 					enabled, _, _ := unstructured.NestedStringSlice(p, "plugins", point, "enabled")
 					if !slices.Contains(enabled, "PolicyEvictor") {
 						t.Errorf("profile %v does not enable PolicyEvictor at %s: %v", p["name"], point, enabled)

@@ -31,6 +31,7 @@ import (
 // Upstream's PreRunE replaces the global plugin registry with a fresh one
 // holding only its built-in plugins (descheduler.SetupPlugins), so anything
 // registered before Execute would be lost: ours are added right after it.
+// The policy file is then checked strictly (checkPolicy).
 func newCommand() *cobra.Command {
 	cmd := app.NewDeschedulerCommand(os.Stdout)
 	cmd.AddCommand(app.NewVersionCommand())
@@ -42,7 +43,7 @@ func newCommand() *cobra.Command {
 			}
 		}
 		registerPlugins(pluginregistry.PluginRegistry)
-		return nil
+		return checkPolicy(c.Flags().Lookup("policy-config-file").Value.String())
 	}
 	return cmd
 }

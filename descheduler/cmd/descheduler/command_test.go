@@ -71,7 +71,7 @@ profiles:
         args: {schedulerConfig: ` + cfg + args + `}
     plugins:
       filter: {enabled: [PolicyEvictor]}
-      preEvictionFilter: {enabled: [PolicyEvictor]}
+      preevictionfilter: {enabled: [PolicyEvictor]}
 `
 	path := filepath.Join(t.TempDir(), "policy.yaml")
 	if err := os.WriteFile(path, []byte(policy), 0o600); err != nil {
