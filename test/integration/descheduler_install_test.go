@@ -39,7 +39,7 @@ import (
 
 // TestDeschedulerPolicies holds the shipped policies to what the install
 // needs: the chart's copies are the same text; each is a descheduler/v1alpha2
-// policy that enables PolicyEvictor at filter and preEvictionFilter, reading
+// policy that enables PolicyEvictor at filter and preevictionfilter, reading
 // the scheduler's config where the install mounts it; its header names a
 // scheduler config of manifests/ that exists.
 func TestDeschedulerPolicies(t *testing.T) {

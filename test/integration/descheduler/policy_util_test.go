@@ -29,7 +29,7 @@ type plugin struct {
 
 // policy returns a DeschedulerPolicy of one profile running p, with
 // DefaultEvictor's args defaultEvictor; when policyEvictor is not nil,
-// PolicyEvictor is enabled at filter and preEvictionFilter with those args.
+// PolicyEvictor is enabled at filter and preevictionfilter with those args.
 func policy(p plugin, defaultEvictor, policyEvictor map[string]any) map[string]any {
 	plugins := map[string]any{p.point: enabled(p.name)}
 	config := []any{

@@ -87,7 +87,7 @@ func TestResidency(t *testing.T) {
 		t.Errorf("%d pods run in the US: the rule should have brought every replacement back to the EU (%v)", inUS, counts)
 	}
 
-	// With PolicyEvictor at filter and preEvictionFilter, reading the file
+	// With PolicyEvictor at filter and preevictionfilter, reading the file
 	// the scheduler runs: the same cycles evict nothing.
 	d = tc.startDescheduler(policy(lowNodes, map[string]any{"nodeFit": true}, map[string]any{
 		"schedulerConfig": schedulerConfig,
