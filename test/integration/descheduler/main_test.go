@@ -41,6 +41,10 @@ limitations under the License.
 //     tainted for its maintenance window, and our MaintenanceWindow
 //     profile puts the replacements on the node outside any window, not on
 //     the one whose window opens soon.
+//   - TestConsolidation: NodeLessPods MostPods with the shipped
+//     consolidate-policy.yaml (HighNodeUtilization) packs the pods of 4
+//     thin nodes onto 2 busy ones, each pod evicted once; the LeastPods
+//     control spreads the replacements back and is evicted every cycle.
 //
 // The tests run one after the other (each starts its own scheduler and
 // descheduler and leaves no node behind). DESCHEDULER_BINARY and
