@@ -92,6 +92,12 @@ func newTimers(t *testing.T, pol config.OnDemandSharePolicy) *timers {
 			tm.refuse.Add(-1)
 			return true, nil, apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0)
 		}
+		// As the API server does: a pod already gone is a 404, not an
+		// eviction. A controller whose cache still shows a pod it evicted
+		// may ask again; that must not count.
+		if _, err := h.client.Tracker().Get(podsGVR, ev.Namespace, ev.Name); apierrors.IsNotFound(err) {
+			return true, nil, err
+		}
 		checkPreconditions(h, ev.Name, ev.DeleteOptions.Preconditions)
 		tm.mu.Lock()
 		tm.evicted = append(tm.evicted, ev.Name)
