@@ -61,11 +61,20 @@ func skips(t *testing.T, ctx context.Context, pl *MaintenanceWindow, pod *v1.Pod
 }
 
 // waitSkips waits until the informer's events have made PreFilter and
-// PreScore skip pod (want true) or not.
+// PreScore skip pod (want true) or not. While an event is being handled
+// the two calls may see the count before and after it, so they are only
+// required to agree once both have reached want.
 func waitSkips(t *testing.T, ctx context.Context, pl *MaintenanceWindow, pod *v1.Pod, want bool, after string) {
 	t.Helper()
-	if err := waitFor(func() bool { return skips(t, ctx, pl, pod) == want }); err != nil {
+	if err := waitFor(func() bool {
+		_, pre := pl.PreFilter(ctx, framework.NewCycleState(), pod, nil)
+		score := pl.PreScore(ctx, framework.NewCycleState(), pod, nil)
+		return pre.IsSkip() == want && score.IsSkip() == want
+	}); err != nil {
 		t.Fatalf("after %s: PreFilter and PreScore skip %v, want %v", after, !want, want)
+	}
+	if got := skips(t, ctx, pl, pod); got != want {
+		t.Fatalf("after %s: PreFilter and PreScore skip %v once settled, want %v", after, got, want)
 	}
 }
 
