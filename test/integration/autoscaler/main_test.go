@@ -22,7 +22,8 @@ limitations under the License.
 // it ends, removes them and waits until every node Karpenter made is gone.
 // Tests run one after the other. AUTOSCALER_LONG=1 adds the long variants
 // (TestConsolidationNodesSaved under WhenEmptyOrUnderutilized, about 8
-// minutes), which CI does not run.
+// minutes, and TestDeschedulerConsolidation, the real descheduler emptying
+// nodes for Karpenter, about 4 minutes), which CI does not run.
 package autoscaler
 
 import (
