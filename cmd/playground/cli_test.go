@@ -213,7 +213,9 @@ func TestExamples(t *testing.T) {
 	walk(newRootCommand())
 	n := 0
 	for _, c := range commands {
-		for _, line := range strings.Split(c.Example, "\n") {
+		// A command continued with a trailing backslash is one command.
+		example := strings.ReplaceAll(c.Example, "\\\n", " ")
+		for _, line := range strings.Split(example, "\n") {
 			line = strings.TrimSpace(line)
 			if !strings.HasPrefix(line, "playground") {
 				continue
@@ -234,7 +236,7 @@ func TestExamples(t *testing.T) {
 				t.Errorf("%s: %v", line, err)
 			}
 			files := cmd.Flags().Args()
-			for _, name := range []string{"scenario", "config", "compare"} {
+			for _, name := range []string{"scenario", "config", "compare", "descheduler"} {
 				if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
 					files = append(files, f.Value.String())
 				}
