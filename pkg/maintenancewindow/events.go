@@ -49,6 +49,8 @@ func (pl *MaintenanceWindow) EventsToRegister(context.Context) ([]fwk.ClusterEve
 // isSchedulableAfterNodeChange queues the pod when the node does not block
 // it now and blocked it before the change (or is new). A window that has
 // not opened yet does not block a pod that ends before it, as in Filter.
+// While the node still blocks the pod, the pod's retry is brought to the
+// end of the window the node now shows, if that is earlier.
 func (pl *MaintenanceWindow) isSchedulableAfterNodeChange(logger klog.Logger, pod *v1.Pod, oldObj, newObj interface{}) (fwk.QueueingHint, error) {
 	newNode, ok := newObj.(*v1.Node)
 	if !ok {
@@ -58,6 +60,12 @@ func (pl *MaintenanceWindow) isSchedulableAfterNodeChange(logger klog.Logger, po
 	rt := pl.expectedRuntime(nil, pod)
 	if until, blocked := pl.blocks(logger, newNode, now, rt); blocked {
 		logger.V(5).Info("Node is still in a maintenance window", "pod", klog.KObj(pod), "node", klog.KObj(newNode), "until", until)
+		// The pod stays unschedulable, so no later cycle's Filter plans a
+		// retry from what this event shows: a window shortened here, or a
+		// node added in its window. plan keeps an earlier retry.
+		if pl.retries != nil {
+			pl.retries.plan(logger, pod, until)
+		}
 		return fwk.QueueSkip, nil
 	}
 	if oldNode, isNode := oldObj.(*v1.Node); isNode && oldNode != nil {
