@@ -136,7 +136,28 @@ type MaintenanceWindowArgs struct {
 	// ProviderWindowDuration is the length assumed for a provider's window
 	// of which only the start is published.
 	ProviderWindowDuration metav1.Duration
+	// NodeConditions also reads Kubernetes' node lifecycle conditions
+	// (DrainInProgress, Drained, MaintenanceInProgress, MaintenancePlanned).
+	NodeConditions bool
+	// PlannedWithoutTime is what MaintenancePlanned=True means on a node that
+	// announces no window time: PlannedAvoid or PlannedScore.
+	PlannedWithoutTime PlannedWithoutTime
+	// Karpenter also reads what Karpenter's NodeClaims plan for their nodes:
+	// expiry, drift and disruption.
+	Karpenter bool
 }
+
+// PlannedWithoutTime is what MaintenancePlanned=True means on a node that
+// announces no window time.
+type PlannedWithoutTime string
+
+const (
+	// PlannedAvoid keeps pods off the node as in an open window of unknown end.
+	PlannedAvoid PlannedWithoutTime = "Avoid"
+	// PlannedScore does not filter the node but scores it as if its window
+	// opened now.
+	PlannedScore PlannedWithoutTime = "Score"
+)
 
 // OnDemandShareName is the OnDemandShare plugin's name in a profile; its args
 // kind is OnDemandShareArgs. The ondemandshare controller reads the same args

@@ -73,6 +73,9 @@ func TestDefaultArgsOfEveryPlugin(t *testing.T) {
 			RuntimeMargin:          metav1.Duration{Duration: 10 * time.Minute},
 			ProviderSignals:        true,
 			ProviderWindowDuration: metav1.Duration{Duration: time.Hour},
+			NodeConditions:         true,
+			PlannedWithoutTime:     config.PlannedAvoid,
+			Karpenter:              true,
 		},
 	} {
 		got, err := DefaultArgs(name)

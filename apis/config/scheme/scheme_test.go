@@ -178,6 +178,9 @@ profiles:
 				RuntimeMargin:          metav1.Duration{Duration: 10 * time.Minute},
 				ProviderSignals:        true,
 				ProviderWindowDuration: metav1.Duration{Duration: time.Hour},
+				NodeConditions:         true,
+				PlannedWithoutTime:     config.PlannedAvoid,
+				Karpenter:              true,
 			},
 		},
 		{

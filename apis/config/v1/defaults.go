@@ -88,6 +88,15 @@ func SetDefaults_MaintenanceWindowArgs(obj *MaintenanceWindowArgs) {
 	if obj.ProviderWindowDuration == nil {
 		obj.ProviderWindowDuration = &metav1.Duration{Duration: DefaultProviderWindowDuration}
 	}
+	if obj.NodeConditions == nil {
+		obj.NodeConditions = ptr.To(true)
+	}
+	if obj.PlannedWithoutTime == "" {
+		obj.PlannedWithoutTime = PlannedAvoid
+	}
+	if obj.Karpenter == nil {
+		obj.Karpenter = ptr.To(true)
+	}
 }
 
 // Defaults of an OnDemandSharePolicy.

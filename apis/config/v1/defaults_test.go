@@ -236,6 +236,9 @@ func TestSetDefaults_MaintenanceWindowArgs(t *testing.T) {
 		RuntimeMargin:          &metav1.Duration{Duration: 10 * time.Minute},
 		ProviderSignals:        ptr.To(true),
 		ProviderWindowDuration: &metav1.Duration{Duration: time.Hour},
+		NodeConditions:         ptr.To(true),
+		PlannedWithoutTime:     PlannedAvoid,
+		Karpenter:              ptr.To(true),
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults (-want, +got):\n%s", diff)
@@ -244,7 +247,8 @@ func TestSetDefaults_MaintenanceWindowArgs(t *testing.T) {
 	set := &MaintenanceWindowArgs{AnnotationKey: ptr.To("k"), AvoidWithin: &metav1.Duration{Duration: time.Hour},
 		Horizon: &metav1.Duration{}, IgnoreDaemonSetPods: ptr.To(false), RuntimeAware: ptr.To(false),
 		RuntimeMargin: &metav1.Duration{}, ProviderSignals: ptr.To(false),
-		ProviderWindowDuration: &metav1.Duration{Duration: 4 * time.Hour}}
+		ProviderWindowDuration: &metav1.Duration{Duration: 4 * time.Hour},
+		NodeConditions:         ptr.To(false), PlannedWithoutTime: PlannedScore, Karpenter: ptr.To(false)}
 	got = set.DeepCopy()
 	scheme.Default(got)
 	if diff := cmp.Diff(set, got); diff != "" {

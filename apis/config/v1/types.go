@@ -177,7 +177,39 @@ type MaintenanceWindowArgs struct {
 	// of which only the start is published. Defaults to 1h.
 	// +optional
 	ProviderWindowDuration *metav1.Duration `json:"providerWindowDuration,omitempty"`
+	// NodeConditions also reads Kubernetes' node lifecycle conditions:
+	// DrainInProgress, Drained and MaintenanceInProgress = True keep new pods
+	// off the node as an open window of unknown end; MaintenancePlanned = True
+	// on a node that announces no window time is read per
+	// PlannedWithoutTime. Defaults to true.
+	// +optional
+	NodeConditions *bool `json:"nodeConditions,omitempty"`
+	// PlannedWithoutTime is what MaintenancePlanned=True means on a node that
+	// announces no window (in AnnotationKey or a provider's label) that has
+	// not ended: "Avoid" keeps pods off it as in an open window of unknown
+	// end; "Score" does not filter it but scores it as if its window opened
+	// now. A node that announces a window is judged by that window alone.
+	// Defaults to "Avoid".
+	// +optional
+	PlannedWithoutTime PlannedWithoutTime `json:"plannedWithoutTime,omitempty"`
+	// Karpenter also reads what Karpenter's NodeClaims plan for the nodes
+	// they launched: the expiry opens a window of unknown end, and a drifted
+	// or disrupting node is kept free of new pods. Defaults to true.
+	// +optional
+	Karpenter *bool `json:"karpenter,omitempty"`
 }
+
+// PlannedWithoutTime is what MaintenancePlanned=True means on a node that
+// announces no window time.
+type PlannedWithoutTime string
+
+const (
+	// PlannedAvoid keeps pods off the node as in an open window of unknown end.
+	PlannedAvoid PlannedWithoutTime = "Avoid"
+	// PlannedScore does not filter the node but scores it as if its window
+	// opened now.
+	PlannedScore PlannedWithoutTime = "Score"
+)
 
 // WorkloadKind is a kind of controller whose pods an on-demand share counts
 // together.

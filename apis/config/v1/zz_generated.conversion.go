@@ -166,6 +166,13 @@ func autoConvert_v1_MaintenanceWindowArgs_To_config_MaintenanceWindowArgs(in *Ma
 	if err := metav1.Convert_Pointer_v1_Duration_To_v1_Duration(&in.ProviderWindowDuration, &out.ProviderWindowDuration, s); err != nil {
 		return err
 	}
+	if err := metav1.Convert_Pointer_bool_To_bool(&in.NodeConditions, &out.NodeConditions, s); err != nil {
+		return err
+	}
+	out.PlannedWithoutTime = config.PlannedWithoutTime(in.PlannedWithoutTime)
+	if err := metav1.Convert_Pointer_bool_To_bool(&in.Karpenter, &out.Karpenter, s); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -198,6 +205,13 @@ func autoConvert_config_MaintenanceWindowArgs_To_v1_MaintenanceWindowArgs(in *co
 		return err
 	}
 	if err := metav1.Convert_v1_Duration_To_Pointer_v1_Duration(&in.ProviderWindowDuration, &out.ProviderWindowDuration, s); err != nil {
+		return err
+	}
+	if err := metav1.Convert_bool_To_Pointer_bool(&in.NodeConditions, &out.NodeConditions, s); err != nil {
+		return err
+	}
+	out.PlannedWithoutTime = PlannedWithoutTime(in.PlannedWithoutTime)
+	if err := metav1.Convert_bool_To_Pointer_bool(&in.Karpenter, &out.Karpenter, s); err != nil {
 		return err
 	}
 	return nil

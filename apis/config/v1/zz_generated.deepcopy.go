@@ -113,6 +113,16 @@ func (in *MaintenanceWindowArgs) DeepCopyInto(out *MaintenanceWindowArgs) {
 		*out = new(metav1.Duration)
 		**out = **in
 	}
+	if in.NodeConditions != nil {
+		in, out := &in.NodeConditions, &out.NodeConditions
+		*out = new(bool)
+		**out = **in
+	}
+	if in.Karpenter != nil {
+		in, out := &in.Karpenter, &out.Karpenter
+		*out = new(bool)
+		**out = **in
+	}
 	return
 }
 

@@ -55,6 +55,15 @@ func TestOwnMessages(t *testing.T) {
 			wantErr: `profiles[0].pluginConfig[0].args.horizon: Invalid value: "17520h0m0s": must be at most 8760h0m0s (a year)`,
 		},
 		{
+			name: "MaintenanceWindow plannedWithoutTime unknown",
+			err: func() error {
+				a := validMaintenance()
+				a.PlannedWithoutTime = "Ignore"
+				return ValidateMaintenanceWindowArgs(argsPath, a)
+			},
+			wantErr: `profiles[0].pluginConfig[0].args.plannedWithoutTime: Unsupported value: "Ignore": supported values: "Avoid", "Score"`,
+		},
+		{
 			name: "PlacementPolicy rule without a name",
 			err: func() error {
 				a := validPolicy()

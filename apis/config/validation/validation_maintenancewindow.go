@@ -18,6 +18,7 @@ package validation
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -58,8 +59,14 @@ func ValidateMaintenanceWindowArgs(path *field.Path, args *config.MaintenanceWin
 	if args.ExemptPodSelector != nil {
 		allErrs = append(allErrs, validateSelector(path.Child("exemptPodSelector"), args.ExemptPodSelector)...)
 	}
+	if !slices.Contains(supportedPlannedWithoutTime, string(args.PlannedWithoutTime)) {
+		allErrs = append(allErrs, field.NotSupported(path.Child("plannedWithoutTime"), args.PlannedWithoutTime, supportedPlannedWithoutTime))
+	}
 	return allErrs.ToAggregate()
 }
+
+// supportedPlannedWithoutTime are the values plannedWithoutTime accepts.
+var supportedPlannedWithoutTime = []string{string(config.PlannedAvoid), string(config.PlannedScore)}
 
 func validateLookahead(path *field.Path, d metav1.Duration) field.ErrorList {
 	switch {

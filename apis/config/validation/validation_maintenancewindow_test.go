@@ -40,6 +40,9 @@ func validMaintenance() *config.MaintenanceWindowArgs {
 		RuntimeMargin:          metav1.Duration{Duration: 10 * time.Minute},
 		ProviderSignals:        true,
 		ProviderWindowDuration: metav1.Duration{Duration: time.Hour},
+		NodeConditions:         true,
+		PlannedWithoutTime:     config.PlannedAvoid,
+		Karpenter:              true,
 	}
 }
 
@@ -130,6 +133,23 @@ func TestValidateMaintenanceWindowArgs(t *testing.T) {
 				a.ExemptPodSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: "Near"}}}
 			},
 			wantErrs: field.ErrorList{{Type: field.ErrorTypeInvalid, Field: p + "exemptPodSelector.matchExpressions[0].operator", BadValue: metav1.LabelSelectorOperator("Near")}},
+		},
+		{name: "plannedWithoutTime Score is valid", edit: func(a *config.MaintenanceWindowArgs) { a.PlannedWithoutTime = config.PlannedScore }},
+		{
+			name:     "plannedWithoutTime in the wrong case",
+			edit:     func(a *config.MaintenanceWindowArgs) { a.PlannedWithoutTime = "avoid" },
+			wantErrs: field.ErrorList{{Type: field.ErrorTypeNotSupported, Field: p + "plannedWithoutTime", BadValue: config.PlannedWithoutTime("avoid")}},
+		},
+		{
+			name:     "empty plannedWithoutTime",
+			edit:     func(a *config.MaintenanceWindowArgs) { a.PlannedWithoutTime = "" },
+			wantErrs: field.ErrorList{{Type: field.ErrorTypeNotSupported, Field: p + "plannedWithoutTime", BadValue: config.PlannedWithoutTime("")}},
+		},
+		{
+			name: "sources switched off are valid",
+			edit: func(a *config.MaintenanceWindowArgs) {
+				a.NodeConditions, a.Karpenter, a.ProviderSignals = false, false, false
+			},
 		},
 	}
 	for _, tc := range tests {
