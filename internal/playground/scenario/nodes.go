@@ -60,7 +60,9 @@ type NodeSpec struct {
 	//	  scheduling.adminsched.io/maintenance-window: "${now+1h}/${now+3h}"
 	Annotations map[string]string `json:"annotations,omitempty"`
 	Taints      []corev1.Taint    `json:"taints,omitempty"`
-	Allocatable Allocatable       `json:"allocatable,omitempty"`
+	// Conditions go in every node's status, after the kubelet's Ready.
+	Conditions  []NodeCondition `json:"conditions,omitempty"`
+	Allocatable Allocatable     `json:"allocatable,omitempty"`
 	// Unschedulable marks the nodes cordoned (spec.unschedulable).
 	Unschedulable bool `json:"unschedulable,omitempty"`
 }
@@ -138,18 +140,12 @@ func countNodes(nodes []NodeSpec) (total int, expandable bool) {
 // written (before placeholders expand), counting specs whose count is in
 // range.
 func annotationBytes(nodes []NodeSpec) int {
-	total := 0
-	for _, n := range nodes {
-		if !nodeCountInRange(n) {
-			continue
-		}
-		size := 0
+	return bytesTimesCount(nodes, func(n NodeSpec) (size int) {
 		for k, v := range n.Annotations {
 			size += len(k) + len(v)
 		}
-		total += size * ptr.Deref(n.Count, 1)
-	}
-	return total
+		return size
+	})
 }
 
 func validateNodes(nodes []NodeSpec) field.ErrorList {
@@ -173,6 +169,7 @@ func validateNodeSpecs(nodes []NodeSpec, path *field.Path, seen map[string]strin
 		errs = append(errs, field.Invalid(path, bytes, fmt.Sprintf(
 			"bytes of node annotations in total (keys and values times each count): must be at most %d", MaxAnnotationBytes)))
 	}
+	errs = append(errs, validateConditionBytes(nodes, path)...)
 	for i, n := range nodes {
 		p := path.Index(i)
 		if n.Name == "" {
@@ -188,6 +185,7 @@ func validateNodeSpecs(nodes []NodeSpec, path *field.Path, seen map[string]strin
 		errs = append(errs, metav1validation.ValidateLabels(n.Labels, p.Child("labels"))...)
 		errs = append(errs, validateAnnotations(n.Annotations, p.Child("annotations"))...)
 		errs = append(errs, validateTaints(n.Taints, p.Child("taints"))...)
+		errs = append(errs, validateConditions(n.Conditions, p.Child("conditions"))...)
 		errs = append(errs, validateAllocatable(n.Allocatable, p.Child("allocatable"))...)
 		// Names are checked for duplicates only once the sizes are valid:
 		// nodeNames allocates one name per node.
@@ -310,6 +308,7 @@ func NodeObjects(specs []NodeSpec, now time.Time) []*corev1.Node {
 		// Expanded once per spec: the nodes share the value strings, not
 		// the maps.
 		annotations := expandAnnotations(spec.Annotations, now)
+		conditions := nodeConditions(spec, now)
 		for _, name := range nodeNames(spec) {
 			labels := maps.Clone(spec.Labels)
 			if labels == nil {
@@ -323,7 +322,7 @@ func NodeObjects(specs []NodeSpec, now time.Time) []*corev1.Node {
 				Status: corev1.NodeStatus{
 					Capacity:    res.DeepCopy(),
 					Allocatable: res.DeepCopy(),
-					Conditions:  []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady"}},
+					Conditions:  slices.Clone(conditions),
 				},
 			})
 		}
