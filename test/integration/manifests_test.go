@@ -455,7 +455,8 @@ func isLeaderElection(p permission) bool {
 // server's authorizer, with the ServiceAccount's own token:
 //   - it may do everything system:kube-scheduler of the pinned Kubernetes
 //     grants (with every gate on), except leader election;
-//   - the ClusterRole of clusterrole.yaml grants nothing beyond that;
+//   - the ClusterRole of clusterrole.yaml grants nothing beyond that but
+//     pluginPermissions (Karpenter's NodeClaims read), which it grants;
 //   - it may not touch the default scheduler's lease kube-system/kube-scheduler
 //     (read, update, create, delete), neither asked nor tried;
 //   - it may get, update and create its own lease.
@@ -522,12 +523,23 @@ func TestInstallRBAC(t *testing.T) {
 		if p.group == "*" || p.resource == "*" || p.verb == "*" {
 			t.Errorf("clusterrole.yaml grants %s: no wildcards", p)
 		}
+		if slices.Contains(pluginPermissions, p) {
+			continue
+		}
 		if isLeaderElection(p) || !slices.Contains(builtin, p) {
 			if older && !isLeaderElection(p) && !served[permission{group: p.group, resource: p.resource}] {
 				t.Logf("clusterrole.yaml grants %s, which this %s API server does not serve: a newer minor's", p, kubeversion.String())
 				continue
 			}
 			t.Errorf("clusterrole.yaml grants %s, which system:kube-scheduler does not, or which is leader election", p)
+		}
+	}
+
+	// Our plugins' own reads; RBAC grants them whether or not the API
+	// server serves the resource.
+	for _, p := range pluginPermissions {
+		if !allowed(p, "") {
+			t.Errorf("the ServiceAccount may not %s in every namespace: MaintenanceWindow reads it; add it to clusterrole.yaml", p)
 		}
 	}
 
@@ -618,6 +630,15 @@ func TestInstallRBAC(t *testing.T) {
 	if h := ptr.Deref(got.Spec.HolderIdentity, ""); h != "default-scheduler_0" {
 		t.Errorf("kube-system/kube-scheduler is held by %q, want default-scheduler_0 still", h)
 	}
+}
+
+// pluginPermissions are what clusterrole.yaml grants beyond
+// system:kube-scheduler: Karpenter's NodeClaims, which MaintenanceWindow
+// reads when the API server serves them.
+var pluginPermissions = []permission{
+	{group: "karpenter.sh", resource: "nodeclaims", verb: "get"},
+	{group: "karpenter.sh", resource: "nodeclaims", verb: "list"},
+	{group: "karpenter.sh", resource: "nodeclaims", verb: "watch"},
 }
 
 var (
