@@ -28,7 +28,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -48,7 +47,8 @@ type NodeSpec struct {
 	// Count defaults to 1.
 	Count *int `json:"count,omitempty"`
 	// Labels are given to every node of the spec, with
-	// kubernetes.io/hostname set to the node's name.
+	// kubernetes.io/hostname set to the node's name. A value may hold the
+	// placeholders of annotations, each written in Unix epoch seconds.
 	Labels map[string]string `json:"labels,omitempty"`
 	// Annotations are given to every node of the spec. Keys are qualified
 	// names, and keys and values together at most 256 KiB, as on the API
@@ -182,7 +182,7 @@ func validateNodeSpecs(nodes []NodeSpec, path *field.Path, seen map[string]strin
 		if !nodeCountInRange(n) {
 			errs = append(errs, field.Invalid(p.Child("count"), *n.Count, fmt.Sprintf("must be at least 1 and at most %d", MaxNodes)))
 		}
-		errs = append(errs, metav1validation.ValidateLabels(n.Labels, p.Child("labels"))...)
+		errs = append(errs, validateNodeLabels(n.Labels, p.Child("labels"))...)
 		errs = append(errs, validateAnnotations(n.Annotations, p.Child("annotations"))...)
 		errs = append(errs, validateTaints(n.Taints, p.Child("taints"))...)
 		errs = append(errs, validateConditions(n.Conditions, p.Child("conditions"))...)
@@ -309,8 +309,9 @@ func NodeObjects(specs []NodeSpec, now time.Time) []*corev1.Node {
 		// the maps.
 		annotations := expandAnnotations(spec.Annotations, now)
 		conditions := nodeConditions(spec, now)
+		specLabels := expandLabels(spec.Labels, now)
 		for _, name := range nodeNames(spec) {
-			labels := maps.Clone(spec.Labels)
+			labels := maps.Clone(specLabels)
 			if labels == nil {
 				labels = map[string]string{}
 			}

@@ -263,3 +263,35 @@ nodes:
 		t.Errorf("a day later (-want +got):\n%s", diff)
 	}
 }
+
+// TestNodeLabelPlaceholders: a label value's placeholders become Unix epoch
+// seconds (GKE's maintenance label), and are checked as annotations' are,
+// the label validated as expanded.
+func TestNodeLabelPlaceholders(t *testing.T) {
+	s, err := decodePlan("s.yaml", []byte(`
+nodes:
+  - name: gke
+    labels: {cloud.google.com/scheduled-maintenance-time: "${now-10m}", pool: "a$$b-${now+1h}"}
+`), nil)
+	if err == nil {
+		t.Fatal("a label value with a $ decoded, want an error")
+	}
+	if want := `nodes[0].labels: Invalid value: "a$b-`; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q, want one containing %q", err, want)
+	}
+	s, err = decodePlan("s.yaml", []byte(`
+nodes:
+  - name: gke
+    labels: {cloud.google.com/scheduled-maintenance-time: "${now-10m}", pool: gpu}
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2024, time.December, 1, 20, 10, 0, 500, time.UTC)
+	want := map[string]string{"cloud.google.com/scheduled-maintenance-time": "1733083200", "pool": "gpu", "kubernetes.io/hostname": "gke"}
+	if diff := cmp.Diff(want, s.NodeObjects(now)[0].Labels); diff != "" {
+		t.Errorf("labels (-want +got):\n%s", diff)
+	}
+	checkDecodeError(t, `nodes: [{name: a, labels: {k: "${now+1}"}}]`, []string{
+		`s.yaml: nodes[0].labels[k]: Invalid value: "${now+1}": malformed placeholder "${now+1}": time: missing unit in duration "1"`})
+}

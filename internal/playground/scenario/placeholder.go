@@ -18,8 +18,14 @@ package scenario
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Placeholders of annotation values, the companion of the nodes section
@@ -73,6 +79,11 @@ func parsePlaceholder(inner string) (time.Duration, error) {
 // offset, formatted by formatTime, and every "$$" by "$". It fails on the
 // first malformed placeholder, naming it.
 func expandPlaceholders(value string, now time.Time) (string, error) {
+	return expandAs(value, now, formatTime)
+}
+
+// expandAs is expandPlaceholders with the times written by format.
+func expandAs(value string, now time.Time, format func(time.Time) string) (string, error) {
 	if !strings.Contains(value, "$") {
 		return value, nil
 	}
@@ -105,7 +116,7 @@ func expandPlaceholders(value string, now time.Time) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("malformed placeholder %q: %w", placeholderOpen+inner+placeholderClose, err)
 		}
-		b.WriteString(formatTime(now.Add(offset)))
+		b.WriteString(format(now.Add(offset)))
 		rest = tail
 	}
 }
@@ -121,19 +132,48 @@ func formatTime(t time.Time) string {
 	return t.UTC().Truncate(time.Second).Format(time.RFC3339)
 }
 
+// formatUnix is how a placeholder writes a time in a label value, which
+// cannot hold the colons of RFC 3339: Unix epoch seconds, the format of
+// GKE's cloud.google.com/scheduled-maintenance-time label.
+func formatUnix(t time.Time) string {
+	return strconv.FormatInt(t.Unix(), 10)
+}
+
 // expandAnnotations returns a copy of annotations with their placeholders
 // expanded at now. A malformed placeholder, which validation reports, is
 // left as written.
 func expandAnnotations(annotations map[string]string, now time.Time) map[string]string {
-	if annotations == nil {
+	return expandMap(annotations, now, formatTime)
+}
+
+// expandLabels is expandAnnotations of label values, whose times are Unix
+// epoch seconds.
+func expandLabels(labels map[string]string, now time.Time) map[string]string {
+	return expandMap(labels, now, formatUnix)
+}
+
+func expandMap(m map[string]string, now time.Time, format func(time.Time) string) map[string]string {
+	if m == nil {
 		return nil
 	}
-	out := make(map[string]string, len(annotations))
-	for k, v := range annotations {
-		if expanded, err := expandPlaceholders(v, now); err == nil {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if expanded, err := expandAs(v, now, format); err == nil {
 			v = expanded
 		}
 		out[k] = v
 	}
 	return out
+}
+
+// validateNodeLabels checks the labels as the API server does, with their
+// placeholders expanded, and that every placeholder is well formed.
+func validateNodeLabels(labels map[string]string, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		if _, err := expandAs(labels[k], time.Now(), formatUnix); err != nil {
+			errs = append(errs, field.Invalid(path.Key(k), labels[k], err.Error()))
+		}
+	}
+	return append(metav1validation.ValidateLabels(expandLabels(labels, time.Now()), path), errs...)
 }
