@@ -572,6 +572,12 @@ func TestChartBadNewValues(t *testing.T) {
 			[]string{"/rbac", "enabled"}},
 		{"rbac.create as a string", []string{"--set-string", "rbac.create=no"},
 			[]string{"/rbac/create"}},
+		{"a maintenance controller's plannedAhead that is no duration", []string{"--set", "maintenanceController.enabled=true", "--set", "maintenanceController.plannedAhead=tomorrow"},
+			[]string{"/maintenanceController/plannedAhead"}},
+		{"two maintenance controllers without leader election", []string{"--set", "maintenanceController.enabled=true", "--set", "maintenanceController.leaderElection.enabled=false"},
+			[]string{"maintenanceController.replicas", "maintenanceController.leaderElection.enabled=true"}},
+		{"a maintenance controller arg that is not a flag", []string{"--set-json", `maintenanceController.args=["profile=x"]`},
+			[]string{"/maintenanceController/args/0"}},
 		{"a topology spread constraint without topologyKey", []string{"--set-json", `topologySpreadConstraints=[{"maxSkew":1,"whenUnsatisfiable":"DoNotSchedule"}]`},
 			[]string{"/topologySpreadConstraints/0", "topologyKey"}},
 	})
