@@ -41,25 +41,28 @@ const maintenanceAnnotation = "scheduling.adminsched.io/maintenance-window"
 // announces an open maintenance window, and its NodePool's template changes
 // (as it does for a new image), so Karpenter is to replace it.
 //
-// Karpenter does not read the window. A new pod that MaintenanceWindow
-// keeps off the node looks to Karpenter as if it fitted there: Karpenter
-// adds no node for it and nominates the node in its window for it instead,
-// every provisioning pass; and a nominated node is never disrupted, so the
-// drifted node is not replaced either. The pod would wait for the window's
-// end, then land on the node about to be drained. Tainting the node
-// NoSchedule when its window opens (as a drain's cordon does, but readable
-// by Karpenter) ends it: Karpenter adds a node for the pod, replaces the
-// drifted one, and moves the Deployment's pod. No pod is bound to the node
-// in its window at any time.
+// Karpenter does not read the window. First, the failure without a taint:
+// a new pod that MaintenanceWindow keeps off the node looks to Karpenter as
+// if it fitted there, so Karpenter adds no node for it and nominates the
+// node in its window for it instead, every provisioning pass; and a
+// nominated node is never disrupted, so the drifted node is not replaced
+// either. The pod would wait for the window's end, then land on the node
+// about to be drained. Then the maintenancewindow-controller binary starts,
+// reading the scheduler's config: it taints the node NoSchedule with its
+// marker as the value and sets MaintenanceInProgress=True, and Karpenter,
+// which reads taints, adds a node for the pod, replaces the drifted one and
+// moves the Deployment's pod. No pod is bound to the node in its window at
+// any time.
 func TestMaintenanceWindowWhileKarpenterReplacesTheNode(t *testing.T) {
 	tc := newTestContext(t)
 	pool := karpenter.RegionNodePool("eu-west-1")
 	pool.ConsolidationPolicy, pool.ConsolidateAfter = karpenter.WhenEmpty, 0 // never: only drift replaces
 	tc.createNodePool(pool)
-	tc.startScheduler(testconfig.New(cluster.KubeconfigPath, configv1.KubeSchedulerProfile{
+	cfg := testconfig.New(cluster.KubeconfigPath, configv1.KubeSchedulerProfile{
 		SchedulerName: ptr.To(schedulerName),
 		Plugins:       &configv1.Plugins{MultiPoint: testconfig.Plugins(0, "MaintenanceWindow")},
-	}))
+	})
+	tc.startScheduler(cfg)
 
 	tc.createDeployment("service", "500m")
 	var old string
@@ -131,11 +134,24 @@ func TestMaintenanceWindowWhileKarpenterReplacesTheNode(t *testing.T) {
 		}
 	}
 
-	taint := fmt.Sprintf(`{"spec":{"taints":[{"key":%q,"effect":"NoSchedule"}]}}`, maintenanceAnnotation)
-	if _, err := client.CoreV1().Nodes().Patch(tc.ctx, old, types.StrategicMergePatchType, []byte(taint), metav1.PatchOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	started := time.Now()
+	ctrl := tc.startMaintenanceController(cfg)
+	tc.poll("the controller to taint the node in its window and mark it MaintenanceInProgress", provisionTimeout, func(ctx context.Context) (bool, error) {
+		if ctrl.Exited() {
+			return false, fmt.Errorf("the controller exited: %s", ctrl.Output())
+		}
+		if err := noneOnOld(tc.podsByName(ctx)); err != nil {
+			return false, err
+		}
+		n, err := client.CoreV1().Nodes().Get(ctx, old, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return hasControllerTaint(n) && nodeConditionTrue(n, conditionMaintenanceInProgress), nil
+	})
 	start := time.Now()
+	t.Logf("controller started -> node tainted (%s=%s:NoSchedule) and %s=True: %s", maintenanceAnnotation, controllerTaintValue,
+		conditionMaintenanceInProgress, start.Sub(started).Round(100*time.Millisecond))
 	tc.poll("both pods to run on the replacement, and the old node to go", 2*provisionTimeout, func(ctx context.Context) (bool, error) {
 		pods := tc.podsByName(ctx)
 		if err := noneOnOld(pods); err != nil {
@@ -152,7 +168,7 @@ func TestMaintenanceWindowWhileKarpenterReplacesTheNode(t *testing.T) {
 		}
 		return bound == 2, nil
 	})
-	t.Logf("node tainted -> old node gone, both pods bound elsewhere: %s", time.Since(start).Round(100*time.Millisecond))
+	t.Logf("node tainted by the controller -> old node gone, both pods bound elsewhere: %s", time.Since(start).Round(100*time.Millisecond))
 	for _, n := range tc.nodes() {
 		if n.Labels["adminsched.io/revision"] != "2" {
 			t.Errorf("node %s is not of the pool's new template", n.Name)
@@ -165,7 +181,12 @@ func TestMaintenanceWindowWhileKarpenterReplacesTheNode(t *testing.T) {
 // (or its pods would come back and Karpenter add a node for them).
 func (tc *testContext) createDeployment(name, cpu string) {
 	tc.t.Helper()
-	pod := tc.makePod(name, cpu)
+	tc.createDeploymentOf(name, tc.makePod(name, cpu))
+}
+
+// createDeploymentOf is createDeployment of pods of pod's spec.
+func (tc *testContext) createDeploymentOf(name string, pod *v1.Pod) {
+	tc.t.Helper()
 	labels := map[string]string{"app": name}
 	d := &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: tc.ns},
