@@ -175,7 +175,11 @@ func (c *cluster) startNodes(ctx context.Context, nodes []*corev1.Node, created 
 	// status once more.
 	names := make([]string, len(nodes))
 	for i, n := range nodes {
-		nodes[i] = localcluster.StartedNode(n, created)
+		// The spec's own conditions (MaintenancePlanned, say) follow the
+		// kubelet's; the API server keeps a node's status on create.
+		started := localcluster.StartedNode(n, created)
+		started.Status.Conditions = append(started.Status.Conditions, scenario.ScenarioConditions(n)...)
+		nodes[i] = started
 		names[i] = n.Name
 	}
 	if err := apply.CreateNodes(ctx, c.client, nodes, progress); err != nil {
