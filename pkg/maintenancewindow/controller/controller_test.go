@@ -17,6 +17,7 @@ limitations under the License.
 package controller
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -24,6 +25,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-base/metrics/testutil"
 	"k8s.io/klog/v2/ktesting"
 )
 
@@ -55,6 +57,7 @@ func TestWindowOpensThenEnds(t *testing.T) {
 	if calm := h.node("calm"); len(calm.Spec.Taints) != 0 || len(calm.Status.Conditions) != 1 {
 		t.Errorf("a node without a window was marked: %+v", calm)
 	}
+	h.gauges("open", 1, 1)
 	if ev := h.events(); len(ev) != 1 || !strings.Contains(ev[0], "Normal MaintenanceWindowOpened") {
 		t.Errorf("events %q, want one MaintenanceWindowOpened", ev)
 	}
@@ -71,6 +74,7 @@ func TestWindowOpensThenEnds(t *testing.T) {
 	if len(n.Spec.Taints) != 1 || n.Spec.Taints[0].Key != "gpu" || len(n.Status.Conditions) != 2 {
 		t.Errorf("other taints or conditions removed: %+v %+v", n.Spec.Taints, n.Status.Conditions)
 	}
+	h.gauges("closed", 0, 0)
 	h.waitFor("the closed event", func() bool {
 		return slices.ContainsFunc(h.events(), func(e string) bool { return strings.Contains(e, "Normal MaintenanceWindowClosed") })
 	})
@@ -112,6 +116,11 @@ func TestForeignMarksKept(t *testing.T) {
 			Reason: "KernelUpgrade", Message: "by hand", LastTransitionTime: admin})
 		n.Spec.Taints = []v1.Taint{{Key: TaintKey, Value: "admin", Effect: v1.TaintEffectNoSchedule}}
 	}
+	skips := func() float64 {
+		v, _ := testutil.GetCounterMetricValue(foreignSkips.WithLabelValues("condition", ConditionMaintenanceInProgress))
+		return v
+	}
+	before := skips()
 	h := newHarness(t, newNode("open", interval(-time.Hour, time.Hour), foreign), newNode("none", "", foreign))
 	c := h.start(defaultArgs(t))
 	h.settle(c, "open", "none")
@@ -129,6 +138,9 @@ func TestForeignMarksKept(t *testing.T) {
 	}
 	if ev := h.events(); len(ev) != 0 {
 		t.Errorf("events %q for marks the controller did not set", ev)
+	}
+	if skips() == before {
+		t.Error("foreign_owner_skips_total{condition,MaintenanceInProgress} did not count the admin's condition")
 	}
 }
 
@@ -156,4 +168,16 @@ func TestMalformedRemovesOnlyOurs(t *testing.T) {
 	if !strings.Contains(h.logger.GetSink().(ktesting.Underlier).GetBuffer().String(), "Ignoring the node's maintenance windows") {
 		t.Error("the malformed annotation was not logged")
 	}
+}
+
+// gauges waits for the tainted and in-progress node counts (one controller
+// runs at a time: the tests are not parallel).
+func (h *harness) gauges(when string, tainted, inProgress float64) {
+	h.t.Helper()
+	var tn, ip float64
+	h.waitFor(fmt.Sprintf("%s: nodes_tainted %v and nodes_with_condition{MaintenanceInProgress} %v", when, tainted, inProgress), func() bool {
+		tn, _ = testutil.GetGaugeMetricValue(nodesTainted)
+		ip, _ = testutil.GetGaugeMetricValue(nodesWithCondition.WithLabelValues(ConditionMaintenanceInProgress))
+		return tn == tainted && ip == inProgress
+	})
 }

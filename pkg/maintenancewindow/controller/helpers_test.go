@@ -100,6 +100,8 @@ type syncResult struct {
 
 func newHarness(t *testing.T, nodes ...*v1.Node) *harness {
 	t.Helper()
+	// Before any controller runs, as the binary does it.
+	RegisterMetrics()
 	h := &harness{t: t, client: fake.NewClientset(), clk: testingclock.NewFakeClock(t0),
 		rec: record.NewFakeRecorder(100), limiter: &countingLimiter{},
 		logger: ktesting.NewLogger(t, ktesting.NewConfig(ktesting.BufferLogs(true), ktesting.Verbosity(2)))}
