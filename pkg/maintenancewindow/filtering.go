@@ -133,7 +133,9 @@ func (pl *MaintenanceWindow) Filter(ctx context.Context, state fwk.CycleState, p
 // retryAt plans pod's retry at until unless the cycle already planned one
 // as early.
 func (pl *MaintenanceWindow) retryAt(ctx context.Context, state fwk.CycleState, pod *v1.Pod, until time.Time) {
-	if pl.retries == nil {
+	// A maintenance of unknown end (a drain, Karpenter's replacement) ends
+	// with an event on the node, not at a time.
+	if pl.retries == nil || window.IsUnbounded(until) {
 		return
 	}
 	if state != nil {

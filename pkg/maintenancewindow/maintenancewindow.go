@@ -55,9 +55,13 @@ type MaintenanceWindow struct {
 
 	clock clock.WithDelayedExecution
 	// check is the Filter decision, shared with the descheduler's evictor.
+	// Karpenter's NodeClaims are given to it with check.SetNodeClaims once,
+	// after New and before the first cycle (before the informers start):
+	// the call is not synchronized with Filter and Score.
 	check *window.Checker
 	// sources are where nodes announce windows (check's): the annotation,
-	// then the providers' signals unless providerSignals is off.
+	// the providers' signals, the node lifecycle conditions and the
+	// NodeClaims, each unless its arg is off.
 	sources *window.Sources
 	// handle gives the scheduler's view of pod groups; nil in unit tests
 	// that build the plugin alone.
@@ -120,7 +124,8 @@ func newWithClock(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock
 	klog.FromContext(ctx).V(2).Info("Plugin initialized", "plugin", Name, "annotationKey", args.AnnotationKey,
 		"avoidWithin", pl.avoidWithin, "horizon", pl.horizon, "ignoreDaemonSetPods", args.IgnoreDaemonSetPods,
 		"exemptPodSelector", args.ExemptPodSelector, "runtimeAware", pl.runtimeAware, "runtimeMargin", pl.runtimeMargin,
-		"providerSignals", args.ProviderSignals, "providerWindowDuration", args.ProviderWindowDuration.Duration)
+		"providerSignals", args.ProviderSignals, "providerWindowDuration", args.ProviderWindowDuration.Duration,
+		"nodeConditions", args.NodeConditions, "plannedWithoutTime", args.PlannedWithoutTime, "karpenter", args.Karpenter)
 	return pl, nil
 }
 

@@ -64,6 +64,10 @@ func New(args *config.MaintenanceWindowArgs) (*Checker, error) {
 // Sources returns where nodes announce windows, with the parse cache.
 func (c *Checker) Sources() *Sources { return c.sources }
 
+// SetNodeClaims gives the checker Karpenter's NodeClaims (see
+// Sources.SetNodeClaims): once, before the first Filter.
+func (c *Checker) SetNodeClaims(claims NodeClaims) { c.sources.SetNodeClaims(claims) }
+
 // Exempt reports whether pod may go to nodes whatever their windows: a
 // DaemonSet pod with ignoreDaemonSetPods, or a pod exemptPodSelector
 // selects.
@@ -77,7 +81,8 @@ func (c *Checker) Exempt(pod *v1.Pod) bool {
 // Blocks is Filter's decision for pod on node at now: blocked when pod is
 // not exempt and a window of node's is open, or opens within avoidWithin
 // and the pod does not end runtimeMargin before it; until is the end of
-// that maintenance and reason the rejection's message.
+// that maintenance (IsUnbounded when unknown: plan no retry at it) and
+// reason the rejection's message.
 //
 // runtime gives the pod's expected runtime; it is called only with
 // runtimeAware, and only when a window that has not opened yet blocks the
@@ -87,27 +92,33 @@ func (c *Checker) Blocks(logger klog.Logger, pod *v1.Pod, node *v1.Node, now tim
 	if c.Exempt(pod) {
 		return false, time.Time{}, ""
 	}
-	start, until, blocked := c.NodeBlocked(logger, node, now, runtime)
+	b, blocked := c.nodeBlock(logger, node, now, runtime)
 	if !blocked {
 		return false, time.Time{}, ""
 	}
-	return true, until, Reason(now, start, until)
+	return true, b.Until, b.Reason(now)
 }
 
 // NodeBlocked is Blocks for a pod that is not exempt, with the start of
 // the window that blocks the node and without the message.
 func (c *Checker) NodeBlocked(logger klog.Logger, node *v1.Node, now time.Time, runtime func() Runtime) (start, until time.Time, blocked bool) {
+	b, blocked := c.nodeBlock(logger, node, now, runtime)
+	return b.Start, b.Until, blocked
+}
+
+// nodeBlock is NodeBlocked with what announced the maintenance.
+func (c *Checker) nodeBlock(logger klog.Logger, node *v1.Node, now time.Time, runtime func() Runtime) (Block, bool) {
 	ws := c.sources.Windows(logger, node)
 	if len(ws) == 0 {
-		return time.Time{}, time.Time{}, false
+		return Block{}, false
 	}
-	start, until, blocked = BlockedUntil(ws, now, c.avoidWithin)
+	b, blocked := Blocking(ws, now, c.avoidWithin)
 	// A window that has not opened yet spares a pod that ends before it;
 	// an open window rejects every pod.
-	if blocked && start.After(now) && c.runtimeAware && runtime != nil && c.EndsBefore(runtime(), now, start) {
-		return time.Time{}, time.Time{}, false
+	if blocked && b.Start.After(now) && c.runtimeAware && runtime != nil && c.EndsBefore(runtime(), now, b.Start) {
+		return Block{}, false
 	}
-	return start, until, blocked
+	return b, blocked
 }
 
 // EndsBefore reports whether a pod of runtime rt, placed at now, ends

@@ -58,18 +58,29 @@ const (
 	FormatUnixStart
 )
 
-// Source is one place on a node that announces maintenance windows.
+// Source is one place in a node's metadata that announces maintenance
+// windows.
 type Source struct {
+	// Name names the source in metrics and messages.
+	Name   string
 	Key    string
 	Where  Where
 	Format Format
 }
 
+// The names of the sources, in metrics and messages.
+const (
+	SourceAnnotation    = "annotation"
+	SourceGKELabel      = "gke-label"
+	SourceNodeCondition = "node-condition"
+	SourceKarpenter     = "karpenter"
+)
+
 // providerSources are the cloud providers' signals read with
 // providerSignals. Another provider's key or format is one entry here (and,
 // for a new format, a case in cache.parseFormat).
 var providerSources = []Source{
-	{Key: GKEMaintenanceLabel, Where: InLabels, Format: FormatUnixStart},
+	{Name: SourceGKELabel, Key: GKEMaintenanceLabel, Where: InLabels, Format: FormatUnixStart},
 }
 
 // Value returns src's value on node, "" when it has none.
@@ -103,17 +114,29 @@ func ParseUnixStart(value string, d time.Duration) ([]Window, error) {
 
 // Sources reads the windows that nodes announce in the places args name:
 // the annotation, then the providers' signals unless providerSignals is
+// off, the node lifecycle conditions unless nodeConditions is off, and
+// Karpenter's NodeClaims once given (SetNodeClaims) unless karpenter is
 // off. Its parse cache is safe for parallel use.
 type Sources struct {
 	list  []Source
 	cache *cache
+	// conditions reads the node lifecycle conditions; plannedScore makes
+	// MaintenancePlanned without a time rank nodes instead of filtering
+	// them.
+	conditions, plannedScore bool
+	// karpenter allows SetNodeClaims; claims is nil until it is called.
+	karpenter bool
+	claims    NodeClaims
 }
 
 // NewSources returns the sources of args (defaulted).
 func NewSources(args *config.MaintenanceWindowArgs) *Sources {
 	s := &Sources{
-		list:  []Source{{Key: args.AnnotationKey, Where: InAnnotations, Format: FormatIntervals}},
-		cache: newCache(args.ProviderWindowDuration.Duration),
+		list:         []Source{{Name: SourceAnnotation, Key: args.AnnotationKey, Where: InAnnotations, Format: FormatIntervals}},
+		cache:        newCache(args.ProviderWindowDuration.Duration),
+		conditions:   args.NodeConditions,
+		plannedScore: args.PlannedWithoutTime == config.PlannedScore,
+		karpenter:    args.Karpenter,
 	}
 	if args.ProviderSignals {
 		s.list = append(s.list, providerSources...)
@@ -121,19 +144,50 @@ func NewSources(args *config.MaintenanceWindowArgs) *Sources {
 	return s
 }
 
-// List returns the sources, the annotation first. The caller must not
-// change it.
+// List returns the sources in node metadata, the annotation first. The
+// caller must not change it.
 func (s *Sources) List() []Source { return s.list }
 
+// ReadsConditions reports whether s reads the node lifecycle conditions,
+// so that a change of a node's conditions can end a rejection.
+func (s *Sources) ReadsConditions() bool { return s.conditions }
+
 // Carries reports whether node has a value, well-formed or not, in any
-// source.
+// source: a lifecycle condition True counts, and so does a node launched by
+// Karpenter once s has NodeClaims.
 func (s *Sources) Carries(node *v1.Node) bool {
 	for i := range s.list {
 		if s.list[i].Value(node) != "" {
 			return true
 		}
 	}
+	if s.conditions && hasLifecycleCondition(node) {
+		return true
+	}
+	if s.claims != nil {
+		_, ok := node.Labels[KarpenterNodePoolLabel]
+		return ok
+	}
 	return false
+}
+
+// Announcing returns the names of the sources that announce something for
+// node (a value, well-formed or not; a condition True; a NodeClaim's plan),
+// in the order of List, then node-condition, then karpenter; nil for none.
+func (s *Sources) Announcing(node *v1.Node) []string {
+	var names []string
+	for i := range s.list {
+		if s.list[i].Value(node) != "" {
+			names = append(names, s.list[i].Name)
+		}
+	}
+	if s.conditions && hasLifecycleCondition(node) {
+		names = append(names, SourceNodeCondition)
+	}
+	if c, ok := s.claimFor(node); ok && c.announces() {
+		names = append(names, SourceKarpenter)
+	}
+	return names
 }
 
 // Windows returns the maintenance windows that node announces through
@@ -152,12 +206,31 @@ func (s *Sources) Windows(logger klog.Logger, node *v1.Node) []Window {
 		got := s.cache.windows(logger, node.Name, *src, value)
 		ws, merged = mergeWindows(ws, got, merged)
 	}
+	ws, _ = s.signalWindows(node, ws, merged)
 	return ws
 }
 
+// signalWindows adds to ws (owned as mergeWindows says) the windows of
+// node's lifecycle conditions and of its NodeClaim.
+func (s *Sources) signalWindows(node *v1.Node, ws []Window, owned bool) ([]Window, bool) {
+	if s.conditions {
+		for i := range node.Status.Conditions {
+			c := &node.Status.Conditions[i]
+			if c.Status == v1.ConditionTrue {
+				ws, owned = mergeWindows(ws, conditionWindows(c.Type, s.plannedScore), owned)
+			}
+		}
+	}
+	if c, ok := s.claimFor(node); ok {
+		ws, owned = mergeWindows(ws, c.windows(), owned)
+	}
+	return ws, owned
+}
+
 // Parse is Windows without logging, and with the first reason a source
-// does not parse; found says whether node has a value in any source. The
-// metrics' scrape counts such nodes.
+// does not parse; found says whether node has a value in any source or a
+// window from a condition or NodeClaim. The metrics' scrape counts such
+// nodes.
 func (s *Sources) Parse(node *v1.Node) (ws []Window, found bool, err error) {
 	merged := false
 	for i := range s.list {
@@ -176,7 +249,9 @@ func (s *Sources) Parse(node *v1.Node) (ws []Window, found bool, err error) {
 		}
 		ws, merged = mergeWindows(ws, got, merged)
 	}
-	return ws, found, err
+	n := len(ws)
+	ws, _ = s.signalWindows(node, ws, merged)
+	return ws, found || len(ws) > n, err
 }
 
 // mergeWindows adds got to ws. The cached slices are shared by every node

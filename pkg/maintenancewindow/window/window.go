@@ -15,9 +15,10 @@ limitations under the License.
 */
 
 // Package window is MaintenanceWindow's decision without the scheduler
-// framework: the windows nodes announce (our annotation and the cloud
-// providers' labels), whether they keep a pod off a node now, and which
-// pods are exempt. The scheduler plugin and the descheduler's evictor both
+// framework: the windows nodes announce (our annotation, the cloud
+// providers' labels, Kubernetes' node lifecycle conditions and Karpenter's
+// NodeClaims), whether they keep a pod off a node now, and which pods are
+// exempt. The scheduler plugin and the descheduler's evictor both
 // call it, so both judge a node the same way.
 package window
 
@@ -31,6 +32,9 @@ import (
 // Window is one planned maintenance interval, [Start, End).
 type Window struct {
 	Start, End time.Time
+	// Signal is what announced the window: SignalTimed for the times of
+	// our annotation or a provider's label.
+	Signal Signal
 }
 
 // MaxWindows bounds how many intervals one annotation may hold, so that a
@@ -72,7 +76,7 @@ func Parse(value string) ([]Window, error) {
 }
 
 func sortByStart(ws []Window) {
-	slices.SortFunc(ws, func(a, b Window) int { return a.Start.Compare(b.Start) })
+	slices.SortStableFunc(ws, func(a, b Window) int { return a.Start.Compare(b.Start) })
 }
 
 // BlockedUntil returns, when a window is open at now or opens within
@@ -80,24 +84,39 @@ func sortByStart(ws []Window) {
 // (through any windows that overlap or touch it), and the window's start.
 // ws must be sorted by start.
 func BlockedUntil(ws []Window, now time.Time, avoidWithin time.Duration) (start, until time.Time, blocked bool) {
+	b, blocked := Blocking(ws, now, avoidWithin)
+	return b.Start, b.Until, blocked
+}
+
+// Blocking is BlockedUntil with what announced the maintenance. Windows
+// that only rank a node are passed over, and so is MaintenancePlanned
+// while a window of known times has not ended.
+func Blocking(ws []Window, now time.Time, avoidWithin time.Duration) (Block, bool) {
 	horizon := now.Add(avoidWithin)
 	for i, w := range ws {
-		if !w.End.After(now) {
-			continue // past
+		if !w.End.After(now) || w.Signal.scoreOnly() || yields(ws, w, now) {
+			continue
 		}
 		if w.Start.After(horizon) {
-			return time.Time{}, time.Time{}, false
+			return Block{}, false
 		}
-		until = w.End
+		b := Block{Start: w.Start, Until: w.End, Signal: w.Signal, Since: w.Start}
 		for _, next := range ws[i+1:] {
-			if next.Start.After(until) {
+			if next.Start.After(b.Until) {
 				break
 			}
-			until = later(until, next.End)
+			if next.Signal.scoreOnly() || yields(ws, next, now) || !next.End.After(b.Until) {
+				continue
+			}
+			b.Until = next.End
+			if IsUnbounded(next.End) {
+				// The message names what keeps the node blocked for good.
+				b.Signal, b.Since = next.Signal, next.Start
+			}
 		}
-		return w.Start, until, true
+		return b, true
 	}
-	return time.Time{}, time.Time{}, false
+	return Block{}, false
 }
 
 func later(a, b time.Time) time.Time {
@@ -108,10 +127,12 @@ func later(a, b time.Time) time.Time {
 }
 
 // NextStart returns how long until the next window that has not ended
-// opens: 0 when one is open, ok false when there is none.
+// opens: 0 when one is open, ok false when there is none. MaintenancePlanned
+// without a time counts as open unless a window of known times has not
+// ended.
 func NextStart(ws []Window, now time.Time) (time.Duration, bool) {
 	for _, w := range ws {
-		if !w.End.After(now) {
+		if !w.End.After(now) || yields(ws, w, now) {
 			continue
 		}
 		if !w.Start.After(now) {
