@@ -29,9 +29,12 @@ import (
 )
 
 // EventsToRegister returns the node events that can end a rejection: a node
-// added, or a node's annotations changed (a window removed or moved), or its
-// labels when a source lives in labels (GKE's). The end of a window is no
-// event: Filter plans that retry (see retry.go).
+// added, or a node's annotations changed (a window removed or moved), its
+// labels when a source lives in labels (GKE's), or its conditions when the
+// lifecycle conditions are read. The end of a window is no event: Filter
+// plans that retry (see retry.go). NodeClaims are not watched: Karpenter's
+// signals (expiry, drift, disruption) end with the node, and a pod kept off
+// it is queued by the Add of the node that replaces it.
 func (pl *MaintenanceWindow) EventsToRegister(context.Context) ([]fwk.ClusterEventWithHint, error) {
 	actions := fwk.Add
 	for _, src := range pl.sources.List() {
@@ -40,6 +43,11 @@ func (pl *MaintenanceWindow) EventsToRegister(context.Context) ([]fwk.ClusterEve
 		} else {
 			actions |= fwk.UpdateNodeAnnotation
 		}
+	}
+	if pl.sources.ReadsConditions() {
+		// A lifecycle condition cleared (DrainInProgress, ...) ends a block
+		// that has no known end, so no retry is planned for it.
+		actions |= fwk.UpdateNodeCondition
 	}
 	return []fwk.ClusterEventWithHint{
 		{Event: fwk.ClusterEvent{Resource: fwk.Node, ActionType: actions}, QueueingHintFn: pl.isSchedulableAfterNodeChange},
@@ -63,7 +71,7 @@ func (pl *MaintenanceWindow) isSchedulableAfterNodeChange(logger klog.Logger, po
 		// The pod stays unschedulable, so no later cycle's Filter plans a
 		// retry from what this event shows: a window shortened here, or a
 		// node added in its window. plan keeps an earlier retry.
-		if pl.retries != nil {
+		if pl.retries != nil && !window.IsUnbounded(until) {
 			pl.retries.plan(logger, pod, until)
 		}
 		return fwk.QueueSkip, nil

@@ -108,3 +108,25 @@ func TestHintPlansNoRetryForAnotherWindow(t *testing.T) {
 		t.Errorf("%d retries planned, want 1", n)
 	}
 }
+
+// TestHintPlansNoRetryWithoutAnEnd checks that a node added with a
+// lifecycle condition, whose block has no known end, plans no retry: the
+// condition's update queues the pod when it is cleared.
+func TestHintPlansNoRetryWithoutAnEnd(t *testing.T) {
+	logger, _ := ktesting.NewTestContext(t)
+	pl, _, h := newPlugin(t, defaultArgs(nil))
+	pod := pendingPod("p")
+	h.addPod(t, pod)
+	drain := conditionNode("d", "", "DrainInProgress")
+	hint, err := pl.isSchedulableAfterNodeChange(logger, pod, nil, drain)
+	if err != nil || hint != fwk.QueueSkip {
+		t.Fatalf("hint on a draining node: got %v, %v; want QueueSkip", hint, err)
+	}
+	if n := pl.pendingRetries(); n != 0 {
+		t.Errorf("%d retries planned for a block without an end, want 0", n)
+	}
+	cleared := conditionNode("d", "", "")
+	if hint, err := pl.isSchedulableAfterNodeChange(logger, pod, drain, cleared); err != nil || hint != fwk.Queue {
+		t.Errorf("condition cleared: got %v, %v; want Queue", hint, err)
+	}
+}

@@ -166,19 +166,24 @@ func TestProviderSignalsStates(t *testing.T) {
 }
 
 // TestProviderSignalsEvents: a label change can end a rejection only when
-// a source lives in labels.
+// a source lives in labels, a condition change only when conditions are
+// read.
 func TestProviderSignalsEvents(t *testing.T) {
 	tests := []struct {
-		name      string
-		providers bool
-		want      fwk.ActionType
+		name       string
+		providers  bool
+		conditions bool
+		want       fwk.ActionType
 	}{
-		{name: "providers on", providers: true, want: fwk.Add | fwk.UpdateNodeAnnotation | fwk.UpdateNodeLabel},
-		{name: "providers off", providers: false, want: fwk.Add | fwk.UpdateNodeAnnotation},
+		{name: "providers and conditions on", providers: true, conditions: true, want: fwk.Add | fwk.UpdateNodeAnnotation | fwk.UpdateNodeLabel | fwk.UpdateNodeCondition},
+		{name: "providers off", providers: false, conditions: true, want: fwk.Add | fwk.UpdateNodeAnnotation | fwk.UpdateNodeCondition},
+		{name: "conditions off", providers: true, conditions: false, want: fwk.Add | fwk.UpdateNodeAnnotation | fwk.UpdateNodeLabel},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			pl, _, _ := newPlugin(t, defaultArgs(func(a *config.MaintenanceWindowArgs) { a.ProviderSignals = tc.providers }))
+			pl, _, _ := newPlugin(t, defaultArgs(func(a *config.MaintenanceWindowArgs) {
+				a.ProviderSignals, a.NodeConditions = tc.providers, tc.conditions
+			}))
 			events, err := pl.EventsToRegister(context.Background())
 			if err != nil {
 				t.Fatal(err)
