@@ -55,9 +55,9 @@ type MaintenanceWindow struct {
 
 	clock clock.WithDelayedExecution
 	// check is the Filter decision, shared with the descheduler's evictor.
-	// Karpenter's NodeClaims are given to it with check.SetNodeClaims once,
-	// after New and before the first cycle (before the informers start):
-	// the call is not synchronized with Filter and Score.
+	// Karpenter's NodeClaims are given to it once, in New (see
+	// watchNodeClaims), before the first cycle: check.SetNodeClaims is not
+	// synchronized with Filter and Score.
 	check *window.Checker
 	// sources are where nodes announce windows (check's): the annotation,
 	// the providers' signals, the node lifecycle conditions and the
@@ -119,6 +119,7 @@ func newWithClock(ctx context.Context, obj runtime.Object, h fwk.Handle, c clock
 	profile := profileName(h)
 	pl.retries = newRetryQueue(ctx, h, c, newRetryMetrics(profile))
 	pl.nodes = nodeLister(h)
+	watchNodeClaims(ctx, h, check, args.Karpenter)
 	pl.signals = newNodeSignals(ctx, h, pl.sources)
 	live.join(ctx, pl, profile)
 	klog.FromContext(ctx).V(2).Info("Plugin initialized", "plugin", Name, "annotationKey", args.AnnotationKey,

@@ -31,7 +31,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -95,6 +97,8 @@ type fakeHandle struct {
 	snapshot  *cache.Snapshot
 	client    *fake.Clientset
 	informers informers.SharedInformerFactory
+	// kubeConfig is nil unless a test reaches an API server.
+	kubeConfig *rest.Config
 
 	mu        sync.Mutex
 	activated []string
@@ -106,6 +110,10 @@ func (h *fakeHandle) SnapshotSharedLister() fwk.SharedLister { return h.snapshot
 func (h *fakeHandle) ProfileName() string { return h.profile }
 
 func (h *fakeHandle) SharedInformerFactory() informers.SharedInformerFactory { return h.informers }
+
+func (h *fakeHandle) ClientSet() kubernetes.Interface { return h.client }
+
+func (h *fakeHandle) KubeConfig() *rest.Config { return h.kubeConfig }
 
 func (h *fakeHandle) Activate(_ klog.Logger, pods map[string]*v1.Pod) {
 	h.mu.Lock()
