@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow/window"
 )
 
 // never is Karpenter's spelling of an expireAfter that does not expire.
@@ -36,7 +38,7 @@ const (
 // that lookups only copy a small struct. nodeName is "" while the NodeClaim
 // has no node yet. A malformed expireAfter is returned in badExpiry (with
 // ExpiresAt zero: a guess at the expiry could keep pods off a healthy node).
-func convert(u *unstructured.Unstructured) (nodeName string, nc NodeClaim, badExpiry error) {
+func convert(u *unstructured.Unstructured) (nodeName string, nc window.NodeClaim, badExpiry error) {
 	nc.Name = u.GetName()
 	nodeName, _, _ = unstructured.NestedString(u.Object, "status", "nodeName")
 	ttl, ok, err := expireAfter(u.Object)

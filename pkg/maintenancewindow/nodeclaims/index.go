@@ -31,9 +31,11 @@ import (
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+
+	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow/window"
 )
 
-var _ NodeClaims = (*Index)(nil)
+var _ window.NodeClaims = (*Index)(nil)
 
 // Index maps node names to their NodeClaims, kept by an informer. It holds
 // one entry per NodeClaim that has a node, so it is bounded by the
@@ -46,7 +48,7 @@ type Index struct {
 
 	mu sync.RWMutex
 	// byNode is what lookups read.
-	byNode map[string]NodeClaim
+	byNode map[string]window.NodeClaim
 	// byClaim remembers each NodeClaim's node, so that a NodeClaim whose
 	// node changes, or a tombstone without its object, leaves no entry behind.
 	byClaim map[string]string
@@ -97,7 +99,7 @@ func newIndex(logger klog.Logger, opts ...Option) *Index {
 	ix := &Index{
 		logger:    logger,
 		hasSynced: func() bool { return false },
-		byNode:    map[string]NodeClaim{},
+		byNode:    map[string]window.NodeClaim{},
 		byClaim:   map[string]string{},
 		malformed: map[string]string{},
 	}
@@ -108,7 +110,7 @@ func newIndex(logger klog.Logger, opts ...Option) *Index {
 }
 
 // ForNode returns the NodeClaim of the node, if it has one.
-func (ix *Index) ForNode(nodeName string) (NodeClaim, bool) {
+func (ix *Index) ForNode(nodeName string) (window.NodeClaim, bool) {
 	ix.mu.RLock()
 	nc, ok := ix.byNode[nodeName]
 	ix.mu.RUnlock()

@@ -25,6 +25,8 @@ import (
 
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2/ktesting"
+
+	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow/window"
 )
 
 // recorder collects the nodes that OnChange reports.
@@ -54,7 +56,7 @@ func newTestIndex(t testing.TB) (*Index, *recorder) {
 	return newIndex(ktesting.NewLogger(t, ktesting.NewConfig()), WithOnChange(rec.add)), rec
 }
 
-func wantNode(t *testing.T, ix *Index, node string, want NodeClaim) {
+func wantNode(t *testing.T, ix *Index, node string, want window.NodeClaim) {
 	t.Helper()
 	got, ok := ix.ForNode(node)
 	if !ok || got != want {
@@ -81,7 +83,7 @@ func TestIndexEvents(t *testing.T) {
 	expires := created.Add(720 * time.Hour)
 
 	ix.upsert(claim("nc-a", "node-a", withExpireAfter("720h")))
-	wantNode(t, ix, "node-a", NodeClaim{Name: "nc-a", ExpiresAt: expires})
+	wantNode(t, ix, "node-a", window.NodeClaim{Name: "nc-a", ExpiresAt: expires})
 	wantChanged(t, rec, "node-a")
 
 	// A status update that changes nothing we read does not requeue.
@@ -89,20 +91,20 @@ func TestIndexEvents(t *testing.T) {
 	wantChanged(t, rec)
 
 	ix.upsert(claim("nc-a", "node-a", withExpireAfter("720h"), withCondition("Drifted", "True")))
-	wantNode(t, ix, "node-a", NodeClaim{Name: "nc-a", ExpiresAt: expires, Drifted: true})
+	wantNode(t, ix, "node-a", window.NodeClaim{Name: "nc-a", ExpiresAt: expires, Drifted: true})
 	wantChanged(t, rec, "node-a")
 
 	ix.upsert(claim("nc-a", "node-a", withExpireAfter("720h"), withCondition("Drifted", "True"), withCondition("DisruptionReason", "True")))
-	wantNode(t, ix, "node-a", NodeClaim{Name: "nc-a", ExpiresAt: expires, Drifted: true, Disrupting: true})
+	wantNode(t, ix, "node-a", window.NodeClaim{Name: "nc-a", ExpiresAt: expires, Drifted: true, Disrupting: true})
 	wantChanged(t, rec, "node-a")
 
 	ix.upsert(claim("nc-b", "node-b"))
-	wantNode(t, ix, "node-b", NodeClaim{Name: "nc-b"})
+	wantNode(t, ix, "node-b", window.NodeClaim{Name: "nc-b"})
 	wantChanged(t, rec, "node-b")
 
 	ix.remove(claim("nc-a", "node-a"))
 	wantNoNode(t, ix, "node-a")
-	wantNode(t, ix, "node-b", NodeClaim{Name: "nc-b"})
+	wantNode(t, ix, "node-b", window.NodeClaim{Name: "nc-b"})
 	wantChanged(t, rec, "node-a")
 	if n := ix.Len(); n != 1 {
 		t.Errorf("Len = %d after a delete, want 1", n)
@@ -120,13 +122,13 @@ func TestIndexNodeNameChanges(t *testing.T) {
 	wantChanged(t, rec)
 
 	ix.upsert(claim("nc-a", "node-1"))
-	wantNode(t, ix, "node-1", NodeClaim{Name: "nc-a"})
+	wantNode(t, ix, "node-1", window.NodeClaim{Name: "nc-a"})
 	wantChanged(t, rec, "node-1")
 
 	// The node changes: the old node's entry must go.
 	ix.upsert(claim("nc-a", "node-2"))
 	wantNoNode(t, ix, "node-1")
-	wantNode(t, ix, "node-2", NodeClaim{Name: "nc-a"})
+	wantNode(t, ix, "node-2", window.NodeClaim{Name: "nc-a"})
 	wantChanged(t, rec, "node-1", "node-2")
 
 	// The node name is cleared.
@@ -156,7 +158,7 @@ func TestIndexTombstones(t *testing.T) {
 			rec.take()
 			ix.remove(cache.DeletedFinalStateUnknown{Key: "nc-a", Obj: tc.obj})
 			wantNoNode(t, ix, "node-a")
-			wantNode(t, ix, "node-b", NodeClaim{Name: "nc-b"})
+			wantNode(t, ix, "node-b", window.NodeClaim{Name: "nc-b"})
 			wantChanged(t, rec, "node-a")
 		})
 	}
@@ -179,7 +181,7 @@ func TestIndexTwoClaimsOneNode(t *testing.T) {
 	ix.upsert(claim("nc-old", "node-a"))
 	ix.upsert(claim("nc-new", "node-a", withCondition("Drifted", "True")))
 	ix.remove(claim("nc-old", "node-a"))
-	wantNode(t, ix, "node-a", NodeClaim{Name: "nc-new", Drifted: true})
+	wantNode(t, ix, "node-a", window.NodeClaim{Name: "nc-new", Drifted: true})
 	ix.remove(claim("nc-new", "node-a"))
 	wantNoNode(t, ix, "node-a")
 	if len(ix.byNode)+len(ix.byClaim)+len(ix.malformed) != 0 {
@@ -197,7 +199,7 @@ func TestIndexMalformedExpiryLoggedOnce(t *testing.T) {
 	for range 3 { // status updates repeat the same spec
 		ix.upsert(claim("nc-a", "node-a", withExpireAfter("soon")))
 	}
-	wantNode(t, ix, "node-a", NodeClaim{Name: "nc-a"})
+	wantNode(t, ix, "node-a", window.NodeClaim{Name: "nc-a"})
 	if n := logged(); n != 1 {
 		t.Errorf("logged %d times for one NodeClaim and value, want 1", n)
 	}
@@ -210,7 +212,7 @@ func TestIndexMalformedExpiryLoggedOnce(t *testing.T) {
 		t.Errorf("logged %d times after another NodeClaim, want 3", n)
 	}
 	ix.upsert(claim("nc-a", "node-a", withExpireAfter("1h")))
-	wantNode(t, ix, "node-a", NodeClaim{Name: "nc-a", ExpiresAt: created.Add(time.Hour)})
+	wantNode(t, ix, "node-a", window.NodeClaim{Name: "nc-a", ExpiresAt: created.Add(time.Hour)})
 	ix.remove(claim("nc-b", "node-b"))
 	if len(ix.malformed) != 0 {
 		t.Errorf("malformed values kept for fixed or deleted NodeClaims: %v", ix.malformed)

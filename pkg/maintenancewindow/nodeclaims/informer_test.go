@@ -32,6 +32,8 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/klog/v2/ktesting"
+
+	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow/window"
 )
 
 func fakeClient(objs ...runtime.Object) *dynamicfake.FakeDynamicClient {
@@ -59,7 +61,7 @@ func TestNewIndexFollowsTheAPI(t *testing.T) {
 	rec := &recorder{}
 	ix := NewIndex(ctx, client, WithOnChange(rec.add))
 	eventually(t, "the initial list", ix.HasSynced)
-	wantNode(t, ix, "node-a", NodeClaim{Name: "nc-a", ExpiresAt: created.Add(720 * time.Hour), Drifted: true})
+	wantNode(t, ix, "node-a", window.NodeClaim{Name: "nc-a", ExpiresAt: created.Add(720 * time.Hour), Drifted: true})
 	wantChanged(t, rec, "node-a")
 	// The fake client loses events sent between the list and the watch.
 	eventually(t, "the watch", func() bool {
@@ -74,7 +76,7 @@ func TestNewIndexFollowsTheAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "node-b's NodeClaim", func() bool { _, ok := ix.ForNode("node-b"); return ok })
-	wantNode(t, ix, "node-b", NodeClaim{Name: "nc-b", Disrupting: true})
+	wantNode(t, ix, "node-b", window.NodeClaim{Name: "nc-b", Disrupting: true})
 
 	if err := nodeClaims.Delete(ctx, "nc-a", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
