@@ -19,10 +19,7 @@ package maintenancewindow
 import (
 	"context"
 	"sync"
-	"time"
 
-	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
@@ -55,8 +52,8 @@ var (
 	}, []string{"profile"})
 
 	nodesDesc = metrics.NewDesc(metrics.BuildFQName("", subsystem, "nodes"),
-		"Nodes by maintenance window state at scrape time: open, avoided (opens within avoidWithin), upcoming (opens within horizon), invalid (the annotation does not parse).",
-		[]string{"profile", "state"}, nil, metrics.ALPHA, "")
+		"Nodes by maintenance window state at scrape time and by the source that puts them there: open, avoided (opens within avoidWithin), upcoming (opens within horizon), invalid (the annotation or label does not parse). A node counts once per source, so the sum over sources may exceed the node count.",
+		[]string{"profile", "state", "source"}, nil, metrics.ALPHA, "")
 	pendingRetriesDesc = metrics.NewDesc(metrics.BuildFQName("", subsystem, "pending_retries"),
 		"Pods waiting for a maintenance window to end (the retry queue's length) at scrape time.",
 		[]string{"profile"}, nil, metrics.ALPHA, "")
@@ -71,6 +68,10 @@ const (
 )
 
 var states = [...]string{stateOpen, stateAvoided, stateUpcoming, stateInvalid}
+
+// sources are the values of the source label: every source has its
+// series, at 0 when it is off, so that the set of series is fixed.
+var sources = [...]string{window.SourceAnnotation, window.SourceGKELabel, window.SourceNodeCondition, window.SourceKarpenter}
 
 var registerOnce sync.Once
 
@@ -144,7 +145,7 @@ func (c *instances) DescribeWithStability(ch chan<- *metrics.Desc) {
 
 // profileSample is what the instances of one profile sum to.
 type profileSample struct {
-	nodes       map[string]int
+	nodes       map[nodeKey]int
 	listsNodes  bool
 	pendingPods int
 }
@@ -164,7 +165,7 @@ func (c *instances) CollectWithStability(ch chan<- metrics.Metric) {
 	for pl, profile := range members {
 		s := byProfile[profile]
 		if s == nil {
-			s = &profileSample{nodes: map[string]int{}}
+			s = &profileSample{nodes: map[nodeKey]int{}}
 			byProfile[profile] = s
 		}
 		s.pendingPods += pl.pendingRetries()
@@ -178,49 +179,15 @@ func (c *instances) CollectWithStability(ch chan<- metrics.Metric) {
 		if !s.listsNodes {
 			continue
 		}
-		for _, state := range states {
-			ch <- metrics.NewLazyConstMetric(nodesDesc, metrics.GaugeValue, float64(s.nodes[state]), profile, state)
+		for _, source := range sources {
+			for _, state := range states {
+				if state == stateInvalid && !parsesValues(source) {
+					continue
+				}
+				ch <- metrics.NewLazyConstMetric(nodesDesc, metrics.GaugeValue, float64(s.nodes[nodeKey{state, source}]), profile, state, source)
+			}
 		}
 	}
-}
-
-// countNodeStates adds the nodes of the scheduler's node informer to counts
-// by window state, judged as Filter and Score judge them now.
-func (pl *MaintenanceWindow) countNodeStates(counts map[string]int) {
-	nodes, err := pl.nodes.List(labels.Everything())
-	if err != nil {
-		return
-	}
-	now := pl.clock.Now()
-	for _, node := range nodes {
-		if state, ok := pl.nodeState(node, now); ok {
-			counts[state]++
-		}
-	}
-}
-
-// nodeState returns node's window state at now; ok is false for a node with
-// no window within the horizon (nor within avoidWithin).
-func (pl *MaintenanceWindow) nodeState(node *v1.Node, now time.Time) (string, bool) {
-	ws, found, err := pl.sources.Parse(node)
-	if !found {
-		return "", false
-	}
-	if err != nil {
-		return stateInvalid, true
-	}
-	if start, _, blocked := window.BlockedUntil(ws, now, pl.avoidWithin); blocked {
-		if start.After(now) {
-			return stateAvoided, true
-		}
-		return stateOpen, true
-	}
-	// Score ranks a node lower only when its next window opens before the
-	// horizon: at the horizon it scores as a node without a window.
-	if until, ok := window.NextStart(ws, now); ok && until < pl.horizon {
-		return stateUpcoming, true
-	}
-	return "", false
 }
 
 // nodeLister returns the scheduler's node lister, nil when h offers no

@@ -18,16 +18,19 @@ package maintenancewindow
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2/ktesting"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
 	"github.com/adminsched/scheduler-plugins/internal/metricstest"
+	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow/window"
 )
 
 // retryCounts reads the retry counters and gauge of profile.
@@ -133,18 +136,134 @@ func TestNodesMetric(t *testing.T) {
 		step time.Duration
 		want map[string]float64
 	}{
-		{step: 0, want: map[string]float64{"open": 1, "avoided": 1, "upcoming": 1, "invalid": 1}},
+		{step: 0, want: map[string]float64{"open annotation": 1, "avoided annotation": 1, "upcoming annotation": 1, "invalid annotation": 1}},
 		// At +2.5h: "open" is over, "avoided" open, and "at-horizon"
 		// opens within the horizon; "upcoming" is 2.5h away.
-		{step: 2*time.Hour + 30*time.Minute, want: map[string]float64{"open": 1, "avoided": 0, "upcoming": 2, "invalid": 1}},
+		{step: 2*time.Hour + 30*time.Minute, want: map[string]float64{"open annotation": 1, "upcoming annotation": 2, "invalid annotation": 1}},
 		// At +4.5h: "upcoming" opens within avoidWithin.
-		{step: 2 * time.Hour, want: map[string]float64{"open": 0, "avoided": 1, "upcoming": 1, "invalid": 1}},
+		{step: 2 * time.Hour, want: map[string]float64{"avoided annotation": 1, "upcoming annotation": 1, "invalid annotation": 1}},
 	}
 	for _, tc := range tests {
 		clk.Step(tc.step)
-		if diff := cmp.Diff(tc.want, metricstest.Samples(t, "maintenancewindow_nodes", h.profile, "state")); diff != "" {
+		if diff := cmp.Diff(tc.want, nodeSamples(t, h.profile)); diff != "" {
 			t.Errorf("after %v, maintenancewindow_nodes (-want +got):\n%s", clk.Since(now), diff)
 		}
+	}
+}
+
+// nodeSamples reads maintenancewindow_nodes of profile, keyed "state
+// source", leaving out the zeros. It fails the test unless profile has no
+// sample or exactly the fixed set: every state by every source, invalid
+// only for the sources that parse values (14 series).
+func nodeSamples(t *testing.T, profile string) map[string]float64 {
+	t.Helper()
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, series := map[string]float64{}, 0
+	for _, f := range families {
+		if f.GetName() != "maintenancewindow_nodes" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["profile"] != profile {
+				continue
+			}
+			series++
+			if v := m.GetGauge().GetValue(); v != 0 {
+				got[labels["state"]+" "+labels["source"]] = v
+			}
+		}
+	}
+	if series != 0 && series != 14 {
+		t.Errorf("maintenancewindow_nodes has %d series for profile %q, want 14", series, profile)
+	}
+	return got
+}
+
+// TestNodesMetricBySource: a node counts once per source that puts it in a
+// state, each source judged alone; MaintenancePlanned gives way to a time
+// of the annotation; switched off, a source counts nothing.
+func TestNodesMetricBySource(t *testing.T) {
+	gkeAt := func(h float64) string {
+		return strconv.FormatInt(now.Add(time.Duration(h*float64(time.Hour))).Unix(), 10)
+	}
+	claims := claimsByNode{
+		"expiring": {Name: "nc-1", ExpiresAt: now.Add(30 * time.Minute)},
+		"later":    {Name: "nc-2", ExpiresAt: now.Add(7 * time.Hour)},
+		"drifted":  {Name: "nc-3", Drifted: true},
+	}
+	nodes := func() []*v1.Node {
+		return []*v1.Node{
+			node("annotated", interval(-1, 2)),
+			gkeNode("gke", gkeAt(2), ""),
+			gkeNode("gke-and-bad-annotation", gkeAt(-0.5), "tomorrow"),
+			gkeNode("gke-and-annotation", gkeAt(3), interval(0.5, 1)),
+			conditionNode("draining", "", window.ConditionDrainInProgress),
+			conditionNode("drained", "", window.ConditionDrained),
+			conditionNode("in-maintenance", "", window.ConditionMaintenanceInProgress),
+			conditionNode("planned", "", window.ConditionMaintenancePlanned),
+			conditionNode("planned-tonight", interval(12, 14), window.ConditionMaintenancePlanned),
+			conditionNode("draining-annotated", interval(-1, 2), window.ConditionDrainInProgress),
+			node("expiring", ""),
+			node("later", ""),
+			node("drifted", ""),
+			node("none", ""),
+		}
+	}
+	tests := []struct {
+		name string
+		args func(*config.MaintenanceWindowArgs)
+		want map[string]float64
+	}{{
+		name: "every source",
+		want: map[string]float64{
+			// annotated, draining-annotated; gke-and-annotation.
+			"open annotation": 2, "avoided annotation": 1,
+			// planned-tonight: the annotation's time wins.
+			"upcoming annotation": 1,
+			"invalid annotation":  1,
+			// gke-and-bad-annotation; gke; gke-and-annotation.
+			"open gke-label": 1, "upcoming gke-label": 2,
+			// draining, drained, in-maintenance, planned, draining-annotated.
+			"open node-condition": 5,
+			// drifted; expiring; later.
+			"open karpenter": 1, "avoided karpenter": 1, "upcoming karpenter": 1,
+		},
+	}, {
+		name: "plannedWithoutTime Score",
+		args: func(a *config.MaintenanceWindowArgs) { a.PlannedWithoutTime = config.PlannedScore },
+		want: map[string]float64{
+			"open annotation": 2, "avoided annotation": 1, "upcoming annotation": 1, "invalid annotation": 1,
+			"open gke-label": 1, "upcoming gke-label": 2,
+			"open node-condition": 4, "upcoming node-condition": 1,
+			"open karpenter": 1, "avoided karpenter": 1, "upcoming karpenter": 1,
+		},
+	}, {
+		name: "signals off",
+		args: func(a *config.MaintenanceWindowArgs) {
+			a.ProviderSignals, a.NodeConditions, a.Karpenter = false, false, false
+		},
+		want: map[string]float64{"open annotation": 2, "avoided annotation": 1, "upcoming annotation": 1, "invalid annotation": 1},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := nodeStateArgs()
+			if tc.args != nil {
+				tc.args(args)
+			}
+			pl, _, h := newPlugin(t, args)
+			pl.check.SetNodeClaims(claims)
+			h.addNodes(t, nodes()...)
+			if diff := cmp.Diff(tc.want, nodeSamples(t, h.profile)); diff != "" {
+				t.Errorf("maintenancewindow_nodes (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -171,9 +290,9 @@ func TestInstancesSumAndLeave(t *testing.T) {
 	pending := func() map[string]float64 {
 		return metricstest.Samples(t, "maintenancewindow_pending_retries", profile, "")
 	}
-	states := func() map[string]float64 { return metricstest.Samples(t, "maintenancewindow_nodes", profile, "state") }
+	states := func() map[string]float64 { return nodeSamples(t, profile) }
 
-	if diff := cmp.Diff(map[string]float64{"open": 2, "avoided": 0, "upcoming": 1, "invalid": 1}, states()); diff != "" {
+	if diff := cmp.Diff(map[string]float64{"open annotation": 2, "upcoming annotation": 1, "invalid annotation": 1}, states()); diff != "" {
 		t.Errorf("two instances, maintenancewindow_nodes (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(map[string]float64{"": 2}, pending()); diff != "" {
@@ -182,10 +301,10 @@ func TestInstancesSumAndLeave(t *testing.T) {
 
 	cancelB()
 	<-retriesDone(b)
-	if err := waitFor(func() bool { return states()["upcoming"] == 0 }); err != nil {
+	if err := waitFor(func() bool { return states()["upcoming annotation"] == 0 }); err != nil {
 		t.Fatalf("the stopped instance is still counted: %v", states())
 	}
-	if diff := cmp.Diff(map[string]float64{"open": 1, "avoided": 0, "upcoming": 0, "invalid": 1}, states()); diff != "" {
+	if diff := cmp.Diff(map[string]float64{"open annotation": 1, "invalid annotation": 1}, states()); diff != "" {
 		t.Errorf("one instance left, maintenancewindow_nodes (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(map[string]float64{"": 0}, pending()); diff != "" {
@@ -199,5 +318,34 @@ func TestInstancesSumAndLeave(t *testing.T) {
 	}
 	if got := states(); len(got) != 0 {
 		t.Errorf("no instance left, maintenancewindow_nodes: %v, want no sample", got)
+	}
+}
+
+// BenchmarkCountNodes is one scrape's count of 5,000 nodes, a tenth of them
+// with signals: an annotation, a condition, or a GKE label next to an
+// annotation (each value parsed alone).
+func BenchmarkCountNodes(b *testing.B) {
+	pl, _, _ := newPlugin(b, nodeStateArgs())
+	var nodes []*v1.Node
+	for i := range 5000 {
+		name := "n" + strconv.Itoa(i)
+		switch i % 40 {
+		case 0, 1:
+			nodes = append(nodes, node(name, interval(-1, 2)))
+		case 2:
+			nodes = append(nodes, conditionNode(name, "", window.ConditionDrainInProgress))
+		case 3:
+			nodes = append(nodes, gkeNode(name, strconv.FormatInt(now.Unix(), 10), interval(5, 6)))
+		default:
+			nodes = append(nodes, node(name, ""))
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		counts := map[nodeKey]int{}
+		var sc scratch
+		for _, n := range nodes {
+			pl.countNode(n, now, counts, &sc)
+		}
 	}
 }
