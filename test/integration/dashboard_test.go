@@ -223,6 +223,36 @@ func TestDashboardDefinedQueries(t *testing.T) {
 	}
 }
 
+// TestDashboardMaintenanceSources: maintenancewindow_nodes counts a node
+// once per source that puts it in a state, so the dashboard has a panel of
+// it by state and source, and every other query of it, panel or alert,
+// sums the source away before anything else (a query left as before would
+// take the max over sources, not the nodes in a state).
+func TestDashboardMaintenanceSources(t *testing.T) {
+	qs := append(dashboardQueries(t, readDashboard(t)), ruleQueries(t, renderChart(t, "adminsched-system", monitoringOn...))...)
+	bySource := regexp.MustCompile(`^max by \(state, source\) \(maintenancewindow_nodes\{[^}]*\}\)$`)
+	summedAway := regexp.MustCompile(`sum without \(source\) \(maintenancewindow_nodes\{[^}]*\}\)`)
+	panel := false
+	for _, q := range qs {
+		if !strings.Contains(q.expr, "maintenancewindow_nodes") {
+			continue
+		}
+		if q.source == "panel Nodes in maintenance by state and source" {
+			panel = true
+			if !bySource.MatchString(q.expr) {
+				t.Errorf("%s: %s, want max by (state, source) of maintenancewindow_nodes", q.source, q.expr)
+			}
+			continue
+		}
+		if strings.Count(q.expr, "maintenancewindow_nodes{") != len(summedAway.FindAllString(q.expr, -1)) {
+			t.Errorf("%s: %s: every maintenancewindow_nodes must be summed without (source) first", q.source, q.expr)
+		}
+	}
+	if !panel {
+		t.Error(`no panel "Nodes in maintenance by state and source" queries maintenancewindow_nodes`)
+	}
+}
+
 // TestDashboardFile checks the dashboard's shape: valid JSON with a current
 // schemaVersion, the datasource, job and profile variables, every panel on
 // the datasource variable, unique panel ids, and the profile variable in

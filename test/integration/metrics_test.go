@@ -215,7 +215,12 @@ func TestMetrics(t *testing.T) {
 		return l
 	}
 	rule := func(r string) map[string]string { return with("rule", r) }
-	state := func(s string) map[string]string { return with("state", s) }
+	// The met- nodes announce their windows in our annotation only.
+	state := func(s string) map[string]string {
+		l := with("state", s)
+		l["source"] = "annotation"
+		return l
+	}
 	wants := []want{
 		{"placementpolicy_rule_applied_total", rule("eu-residency"), 3},
 		{"placementpolicy_rule_applied_total", rule("gpu-only"), 2},
