@@ -42,6 +42,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
+	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow/window"
 )
 
 // Recorder is the part of record.EventRecorder the controller uses.
@@ -69,7 +70,7 @@ func WithPlannedAhead(d time.Duration) Option { return func(c *Controller) { c.a
 // WithNodeClaims reads Karpenter's NodeClaims too: an expiry is a window
 // that opens then and does not end, drift or disruption plan maintenance.
 // Call Enqueue when a node's NodeClaim changes.
-func WithNodeClaims(nc NodeClaims) Option { return func(c *Controller) { c.claims = nc } }
+func WithNodeClaims(nc window.NodeClaims) Option { return func(c *Controller) { c.claims = nc } }
 
 // Controller writes the windows' conditions and taint. Build it with New,
 // then call Run once.
@@ -83,7 +84,7 @@ type Controller struct {
 	recorder    Recorder
 	clock       clock.WithTicker
 	sources     *sources
-	claims      NodeClaims
+	claims      window.NodeClaims
 	ahead       time.Duration
 	marks       *marks
 	superseded  *superseded

@@ -181,3 +181,19 @@ func (h *harness) gauges(when string, tainted, inProgress float64) {
 		return tn == tainted && ip == inProgress
 	})
 }
+
+// TestConditionsAreNotInput: the node lifecycle conditions are the
+// controller's output; an admin's DrainInProgress or MaintenancePlanned
+// opens no window and plans none.
+func TestConditionsAreNotInput(t *testing.T) {
+	h := newHarness(t, newNode("n1", "", func(n *v1.Node) {
+		n.Status.Conditions = append(n.Status.Conditions,
+			v1.NodeCondition{Type: "DrainInProgress", Status: v1.ConditionTrue, Reason: "Admin"},
+			v1.NodeCondition{Type: ConditionMaintenancePlanned, Status: v1.ConditionTrue, Reason: "Admin"})
+	}))
+	c := h.start(defaultArgs(t))
+	h.settle(c, "n1")
+	if n := h.node("n1"); len(n.Spec.Taints) != 0 || condition(n, ConditionMaintenanceInProgress) != nil {
+		t.Errorf("conditions read as a window: %+v %+v", n.Spec.Taints, n.Status.Conditions)
+	}
+}

@@ -24,12 +24,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
-	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow/nodeclaims"
 	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow/window"
 )
-
-// sourceAnnotation names windows of our annotation in messages.
-const sourceAnnotation = "annotation"
 
 // sources is the windows' input: MaintenanceWindow's sources as args set
 // them, never the node conditions (they are this controller's output, and
@@ -37,7 +33,7 @@ const sourceAnnotation = "annotation"
 // which source announced a window.
 type sources struct {
 	all, annotation *window.Sources
-	// provider names the providers' windows: their keys.
+	// provider names the providers' windows.
 	provider string
 }
 
@@ -49,25 +45,26 @@ func newSources(args *config.MaintenanceWindowArgs) *sources {
 	ann := all
 	ann.ProviderSignals = false
 	s := &sources{all: window.NewSources(&all), annotation: window.NewSources(&ann)}
-	var keys []string
+	var names []string
 	for _, src := range s.all.List()[1:] {
-		keys = append(keys, src.Where.String()+" "+src.Key)
+		names = append(names, src.Name)
 	}
-	s.provider = strings.Join(keys, ", ")
+	s.provider = strings.Join(names, ", ")
 	return s
 }
 
 // names lists the sources read, for the start-up log.
 func (s *sources) names() []string {
-	out := []string{sourceAnnotation + " " + s.all.List()[0].Key}
-	if s.provider != "" {
-		out = append(out, s.provider)
+	var out []string
+	for _, src := range s.all.List() {
+		out = append(out, src.Name+" "+src.Key)
 	}
 	return out
 }
 
-// spans returns the windows node announces, with their source. A
-// malformed value has none and is logged once, as the plugin logs it.
+// spans returns the windows of known times node announces, with their
+// source. A malformed value has none and is logged once, as the plugin
+// logs it.
 func (s *sources) spans(logger klog.Logger, node *v1.Node) []span {
 	ws := s.all.Windows(logger, node)
 	if len(ws) == 0 {
@@ -79,7 +76,12 @@ func (s *sources) spans(logger klog.Logger, node *v1.Node) []span {
 	}
 	out := make([]span, 0, len(ws)+1)
 	for _, w := range ws {
-		src := sourceAnnotation
+		// Only the annotation's and the providers' times: anything else
+		// would come from a source switched off above.
+		if w.Signal != window.SignalTimed {
+			continue
+		}
+		src := window.SourceAnnotation
 		if s.provider != "" && !slices.Contains(ann, w) {
 			src = s.provider
 		}
@@ -88,16 +90,9 @@ func (s *sources) spans(logger klog.Logger, node *v1.Node) []span {
 	return out
 }
 
-// NodeClaims tells what Karpenter plans for the node a NodeClaim launched
-// (package nodeclaims' Index is one); NodeClaim is its answer.
-type (
-	NodeClaims = nodeclaims.NodeClaims
-	NodeClaim  = nodeclaims.NodeClaim
-)
-
 // karpenter returns what node's NodeClaim adds: its expiry as a window
 // without end, and its drift or disruption.
-func karpenter(claims NodeClaims, node string) (*span, karpenterState) {
+func karpenter(claims window.NodeClaims, node string) (*span, karpenterState) {
 	if claims == nil {
 		return nil, karpenterState{}
 	}

@@ -25,6 +25,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/component-base/metrics/testutil"
+
+	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow/window"
 )
 
 // TestConflictRetried: a write that loses a race (another writer's
@@ -86,9 +88,9 @@ func TestNodeDeletedMidWork(t *testing.T) {
 }
 
 // fakeClaims is a map-backed window.NodeClaims.
-type fakeClaims map[string]NodeClaim
+type fakeClaims map[string]window.NodeClaim
 
-func (f fakeClaims) ForNode(name string) (NodeClaim, bool) { nc, ok := f[name]; return nc, ok }
+func (f fakeClaims) ForNode(name string) (window.NodeClaim, bool) { nc, ok := f[name]; return nc, ok }
 
 // TestKarpenter: drift and disruption plan maintenance (no taint); an
 // expiry is a window that opens then and has no end.
