@@ -32,8 +32,8 @@ import (
 // claimsByNode is a map-backed window.NodeClaims.
 type claimsByNode map[string]window.NodeClaim
 
-func (c claimsByNode) ForNode(name string) (window.NodeClaim, bool) {
-	nc, ok := c[name]
+func (c claimsByNode) ForNode(n *v1.Node) (window.NodeClaim, bool) {
+	nc, ok := c[n.Name]
 	return nc, ok
 }
 

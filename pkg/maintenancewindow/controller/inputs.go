@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
@@ -91,12 +92,14 @@ func (s *sources) spans(logger klog.Logger, node *v1.Node) []span {
 }
 
 // karpenter returns what node's NodeClaim adds: its expiry as a window
-// without end, and its drift or disruption.
+// without end, and its drift or disruption. It finds the NodeClaim by the
+// node's name only; one found later, once Karpenter records that name,
+// requeues the node (nodeclaims.WithOnChange).
 func karpenter(claims window.NodeClaims, node string) (*span, karpenterState) {
 	if claims == nil {
 		return nil, karpenterState{}
 	}
-	nc, ok := claims.ForNode(node)
+	nc, ok := claims.ForNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}})
 	if !ok {
 		return nil, karpenterState{}
 	}

@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/component-base/metrics/testutil"
@@ -90,7 +91,7 @@ func TestNodeDeletedMidWork(t *testing.T) {
 // fakeClaims is a map-backed window.NodeClaims.
 type fakeClaims map[string]window.NodeClaim
 
-func (f fakeClaims) ForNode(name string) (window.NodeClaim, bool) { nc, ok := f[name]; return nc, ok }
+func (f fakeClaims) ForNode(n *v1.Node) (window.NodeClaim, bool) { nc, ok := f[n.Name]; return nc, ok }
 
 // TestKarpenter: drift and disruption plan maintenance (no taint); an
 // expiry is a window that opens then and has no end.

@@ -19,24 +19,35 @@ package nodeclaims
 import (
 	"fmt"
 	"testing"
+
+	v1 "k8s.io/api/core/v1"
 )
 
-// filledIndex holds n NodeClaims, as a cluster of n Karpenter nodes would.
+// filledIndex holds n NodeClaims, as a cluster of n Karpenter nodes would;
+// every tenth is launching (a providerID, no node name yet).
 func filledIndex(tb testing.TB, n int) *Index {
 	tb.Helper()
 	ix, _ := newTestIndex(tb)
 	for i := range n {
-		ix.upsert(claim(fmt.Sprintf("nc-%d", i), fmt.Sprintf("node-%d", i), withExpireAfter("720h")))
+		node := fmt.Sprintf("node-%d", i)
+		if i%10 == 0 {
+			node = ""
+		}
+		ix.upsert(claim(fmt.Sprintf("nc-%d", i), node, withProviderID(providerID(i)), withExpireAfter("720h")))
 	}
 	return ix
 }
 
-// Filter looks up every node in every cycle: a lookup must not allocate.
+// Filter looks up every node in every cycle: a lookup must not allocate,
+// by name, by providerID, or finding none either way.
 func TestForNodeDoesNotAllocate(t *testing.T) {
 	ix := filledIndex(t, 100)
-	for _, node := range []string{"node-7", "node-without-claim"} {
+	for _, node := range []*v1.Node{nodes[7], nodes[10], nodes[1050], k8sNode("node-without-claim", "")} {
+		if _, ok := ix.ForNode(node); ok != (node == nodes[7] || node == nodes[10]) {
+			t.Errorf("ForNode(%q) found %v", node.Name, ok)
+		}
 		if n := testing.AllocsPerRun(100, func() { ix.ForNode(node) }); n != 0 {
-			t.Errorf("ForNode(%q) allocates %v times", node, n)
+			t.Errorf("ForNode(%q) allocates %v times", node.Name, n)
 		}
 	}
 }
@@ -53,10 +64,12 @@ func BenchmarkForNode(b *testing.B) {
 	})
 }
 
-var nodes = func() []string {
-	n := make([]string, 1100) // 100 of them have no NodeClaim
+func providerID(i int) string { return fmt.Sprintf("kwok://node-%d", i) }
+
+var nodes = func() []*v1.Node {
+	n := make([]*v1.Node, 1100) // 100 of them have no NodeClaim
 	for i := range n {
-		n[i] = fmt.Sprintf("node-%d", i)
+		n[i] = k8sNode(fmt.Sprintf("node-%d", i), providerID(i))
 	}
 	return n
 }()

@@ -34,13 +34,20 @@ const (
 	conditionDisruptionReason = "DisruptionReason"
 )
 
+// keys are what the index finds a NodeClaim by: its status.nodeName, ""
+// until the node registers, and its status.providerID, "" until launched.
+type keys struct {
+	node, provider string
+}
+
 // convert reads what the scheduler needs of a NodeClaim, once per event so
-// that lookups only copy a small struct. nodeName is "" while the NodeClaim
-// has no node yet. A malformed expireAfter is returned in badExpiry (with
-// ExpiresAt zero: a guess at the expiry could keep pods off a healthy node).
-func convert(u *unstructured.Unstructured) (nodeName string, nc window.NodeClaim, badExpiry error) {
+// that lookups only copy a small struct. A malformed expireAfter is returned
+// in badExpiry (with ExpiresAt zero: a guess at the expiry could keep pods
+// off a healthy node).
+func convert(u *unstructured.Unstructured) (k keys, nc window.NodeClaim, badExpiry error) {
 	nc.Name = u.GetName()
-	nodeName, _, _ = unstructured.NestedString(u.Object, "status", "nodeName")
+	k.node, _, _ = unstructured.NestedString(u.Object, "status", "nodeName")
+	k.provider, _, _ = unstructured.NestedString(u.Object, "status", "providerID")
 	ttl, ok, err := expireAfter(u.Object)
 	switch {
 	case err != nil:
@@ -68,7 +75,7 @@ func convert(u *unstructured.Unstructured) (nodeName string, nc window.NodeClaim
 			nc.Disrupting = true
 		}
 	}
-	return nodeName, nc, badExpiry
+	return k, nc, badExpiry
 }
 
 // expireAfter returns spec.expireAfter; ok is false when the NodeClaim never

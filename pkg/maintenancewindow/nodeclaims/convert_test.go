@@ -81,9 +81,9 @@ func TestConvertConditions(t *testing.T) {
 		}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			node, nc, err := convert(claim("nc-1", "node-a", tc.edits...))
-			if err != nil || node != "node-a" || nc.Name != "nc-1" {
-				t.Fatalf("convert = %q, %+v, %v", node, nc, err)
+			k, nc, err := convert(claim("nc-1", "node-a", tc.edits...))
+			if err != nil || k != (keys{node: "node-a"}) || nc.Name != "nc-1" {
+				t.Fatalf("convert = %+v, %+v, %v", k, nc, err)
 			}
 			if nc.Drifted != tc.drifted || nc.Disrupting != tc.disru {
 				t.Errorf("Drifted, Disrupting = %v, %v, want %v, %v", nc.Drifted, nc.Disrupting, tc.drifted, tc.disru)
@@ -92,12 +92,18 @@ func TestConvertConditions(t *testing.T) {
 	}
 }
 
-func TestConvertNodeName(t *testing.T) {
-	if node, _, _ := convert(claim("nc", "")); node != "" {
-		t.Errorf("a NodeClaim without a node: node = %q", node)
+func TestConvertKeys(t *testing.T) {
+	if k, _, _ := convert(claim("nc", "")); k != (keys{}) {
+		t.Errorf("a NodeClaim without a node or providerID: keys = %+v", k)
 	}
-	odd := claim("nc", "", func(o map[string]any) { o["status"] = map[string]any{"nodeName": 7} })
-	if node, _, _ := convert(odd); node != "" {
-		t.Errorf("a nodeName that is not a string: node = %q", node)
+	if k, _, _ := convert(claim("nc", "", withProviderID("kwok://a"))); k != (keys{provider: "kwok://a"}) {
+		t.Errorf("a launched NodeClaim: keys = %+v", k)
+	}
+	if k, _, _ := convert(claim("nc", "node-a", withProviderID("kwok://a"))); k != (keys{node: "node-a", provider: "kwok://a"}) {
+		t.Errorf("a registered NodeClaim: keys = %+v", k)
+	}
+	odd := claim("nc", "", func(o map[string]any) { o["status"] = map[string]any{"nodeName": 7, "providerID": true} })
+	if k, _, _ := convert(odd); k != (keys{}) {
+		t.Errorf("keys that are not strings: keys = %+v", k)
 	}
 }

@@ -19,6 +19,7 @@ package nodeclaims
 import (
 	"time"
 
+	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -44,6 +45,15 @@ func claim(name, node string, edits ...func(obj map[string]any)) *unstructured.U
 		e(u.Object)
 	}
 	return u
+}
+
+func withProviderID(id string) func(map[string]any) {
+	return func(obj map[string]any) { obj["status"].(map[string]any)["providerID"] = id }
+}
+
+// k8sNode is the Node named name with spec.providerID id ("": none).
+func k8sNode(name, id string) *v1.Node {
+	return &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: v1.NodeSpec{ProviderID: id}}
 }
 
 func withExpireAfter(v any) func(map[string]any) {

@@ -14,10 +14,10 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package nodeclaims keeps an index of Karpenter NodeClaims by node name,
-// so that MaintenanceWindow can read a node's expiry, drift and disruption
-// in Filter without a request or an allocation. It reads NodeClaims with the
-// dynamic client: the module does not depend on Karpenter.
+// Package nodeclaims keeps an index of Karpenter NodeClaims by node name and
+// by provider ID, so that MaintenanceWindow can read a node's expiry, drift
+// and disruption in Filter without a request or an allocation. It reads
+// NodeClaims with the dynamic client: the module does not depend on Karpenter.
 package nodeclaims
 
 import (
@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"sync"
 
+	v1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
@@ -37,21 +38,26 @@ import (
 
 var _ window.NodeClaims = (*Index)(nil)
 
-// Index maps node names to their NodeClaims, kept by an informer. It holds
-// one entry per NodeClaim that has a node, so it is bounded by the
-// NodeClaims that exist. Lookups take a read lock and copy a small struct:
-// Filter calls them for every node in every cycle.
+// Index maps node names and provider IDs to their NodeClaims, kept by an
+// informer. It holds one entry per NodeClaim that has a node and one per
+// NodeClaim that has a provider ID, so it is bounded by the NodeClaims that
+// exist. Lookups take a read lock and copy a small struct: Filter calls them
+// for every node in every cycle.
 type Index struct {
 	logger    klog.Logger
 	onChange  []func(nodeName string)
 	hasSynced func() bool
 
 	mu sync.RWMutex
-	// byNode is what lookups read.
+	// byNode is what lookups read first.
 	byNode map[string]window.NodeClaim
-	// byClaim remembers each NodeClaim's node, so that a NodeClaim whose
-	// node changes, or a tombstone without its object, leaves no entry behind.
-	byClaim map[string]string
+	// byProvider is read when byNode has no entry: Karpenter sets a
+	// NodeClaim's status.providerID at launch but its status.nodeName only
+	// once the node registers, and a pod may be bound in between.
+	byProvider map[string]window.NodeClaim
+	// byClaim remembers each NodeClaim's keys, so that a NodeClaim whose
+	// keys change, or a tombstone without its object, leaves no entry behind.
+	byClaim map[string]keys
 	// malformed holds the expireAfter error last logged per NodeClaim, so
 	// that status updates (frequent) do not log it again.
 	malformed map[string]string
@@ -61,9 +67,12 @@ type Index struct {
 type Option func(*Index)
 
 // WithOnChange calls f with a node's name whenever what ForNode returns for
-// it changes (added, changed or removed), so that a controller can requeue
-// the node. f runs on the informer's goroutine and must not block. Given to
-// NewIndex, it is in place before the first event.
+// it by name changes (added, changed or removed), so that a controller can
+// requeue the node. A NodeClaim known only by its provider ID names no node
+// to requeue: f is not called for it, and need not be, since setting the
+// node name later calls f, as does the node's own event. f runs on the
+// informer's goroutine and must not block. Given to NewIndex, it is in
+// place before the first event.
 func WithOnChange(f func(nodeName string)) Option {
 	return func(ix *Index) { ix.onChange = append(ix.onChange, f) }
 }
@@ -97,11 +106,12 @@ func NewIndex(ctx context.Context, client dynamic.Interface, opts ...Option) *In
 
 func newIndex(logger klog.Logger, opts ...Option) *Index {
 	ix := &Index{
-		logger:    logger,
-		hasSynced: func() bool { return false },
-		byNode:    map[string]window.NodeClaim{},
-		byClaim:   map[string]string{},
-		malformed: map[string]string{},
+		logger:     logger,
+		hasSynced:  func() bool { return false },
+		byNode:     map[string]window.NodeClaim{},
+		byProvider: map[string]window.NodeClaim{},
+		byClaim:    map[string]keys{},
+		malformed:  map[string]string{},
 	}
 	for _, o := range opts {
 		o(ix)
@@ -109,10 +119,14 @@ func newIndex(logger klog.Logger, opts ...Option) *Index {
 	return ix
 }
 
-// ForNode returns the NodeClaim of the node, if it has one.
-func (ix *Index) ForNode(nodeName string) (window.NodeClaim, bool) {
+// ForNode returns the NodeClaim of the node, if it has one: by the node's
+// name, else by its spec.providerID (the NodeClaim's status.providerID).
+func (ix *Index) ForNode(node *v1.Node) (window.NodeClaim, bool) {
 	ix.mu.RLock()
-	nc, ok := ix.byNode[nodeName]
+	nc, ok := ix.byNode[node.Name]
+	if !ok && node.Spec.ProviderID != "" {
+		nc, ok = ix.byProvider[node.Spec.ProviderID]
+	}
 	ix.mu.RUnlock()
 	return nc, ok
 }
@@ -134,28 +148,34 @@ func (ix *Index) upsert(obj any) {
 		ix.logger.Error(nil, "Ignoring an object that is not a NodeClaim", "type", typeName(obj))
 		return
 	}
-	nodeName, nc, badExpiry := convert(u)
+	k, nc, badExpiry := convert(u)
 	ix.mu.Lock()
-	changed := ix.unsetLocked(nc.Name, nodeName)
-	if nodeName != "" {
-		ix.byClaim[nc.Name] = nodeName
-		if cur, had := ix.byNode[nodeName]; !had || cur != nc {
-			ix.byNode[nodeName] = nc
-			changed = append(changed, nodeName)
+	changed := ix.unsetLocked(nc.Name, k)
+	if k != (keys{}) {
+		ix.byClaim[nc.Name] = k
+	}
+	if k.node != "" {
+		if cur, had := ix.byNode[k.node]; !had || cur != nc {
+			ix.byNode[k.node] = nc
+			changed = append(changed, k.node)
 		}
+	}
+	if k.provider != "" {
+		// Nothing to notify: see WithOnChange.
+		ix.byProvider[k.provider] = nc
 	}
 	logExpiry := ix.noteExpiryLocked(nc.Name, badExpiry)
 	ix.mu.Unlock()
 
 	if logExpiry {
-		ix.logger.V(2).Info("Ignoring the NodeClaim's expireAfter: it counts as never", "nodeClaim", nc.Name, "node", nodeName, "err", badExpiry)
+		ix.logger.V(2).Info("Ignoring the NodeClaim's expireAfter: it counts as never", "nodeClaim", nc.Name, "node", k.node, "err", badExpiry)
 	}
 	ix.notify(changed)
 }
 
 func (ix *Index) remove(obj any) {
 	// A tombstone's key is the NodeClaim's name (cluster-scoped); byClaim
-	// knows its node even when the tombstone's object is stale or missing.
+	// knows its keys even when the tombstone's object is stale or missing.
 	name := ""
 	switch o := obj.(type) {
 	case *unstructured.Unstructured:
@@ -167,27 +187,38 @@ func (ix *Index) remove(obj any) {
 		return
 	}
 	ix.mu.Lock()
-	changed := ix.unsetLocked(name, "")
-	delete(ix.byClaim, name)
+	changed := ix.unsetLocked(name, keys{})
 	delete(ix.malformed, name)
 	ix.mu.Unlock()
 	ix.notify(changed)
 }
 
-// unsetLocked drops the NodeClaim's entry unless its node is still keep.
-// The entry goes only if the NodeClaim still owns it: should two NodeClaims
-// ever name one node, the other's entry stays.
-func (ix *Index) unsetLocked(claim, keep string) (changed []string) {
+// unsetLocked drops the NodeClaim's entries whose key is no longer the one
+// in keep, and forgets its keys (upsert records them again). An entry goes
+// only if the NodeClaim still owns it: should two NodeClaims ever name one
+// node or provider ID, the other's entry stays.
+func (ix *Index) unsetLocked(claim string, keep keys) (changed []string) {
 	old, had := ix.byClaim[claim]
-	if !had || old == keep {
+	if !had {
 		return nil
 	}
 	delete(ix.byClaim, claim)
-	if cur, ok := ix.byNode[old]; ok && cur.Name == claim {
-		delete(ix.byNode, old)
-		return []string{old}
+	if old.node != keep.node && dropOwned(ix.byNode, old.node, claim) {
+		changed = []string{old.node}
 	}
-	return nil
+	if old.provider != keep.provider {
+		dropOwned(ix.byProvider, old.provider, claim)
+	}
+	return changed
+}
+
+// dropOwned deletes m[key] if claim owns it, and reports whether it did.
+func dropOwned(m map[string]window.NodeClaim, key, claim string) bool {
+	if cur, ok := m[key]; ok && cur.Name == claim {
+		delete(m, key)
+		return true
+	}
+	return false
 }
 
 // noteExpiryLocked reports whether a malformed expireAfter is new for this

@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2/ktesting"
 
@@ -56,18 +57,38 @@ func newTestIndex(t testing.TB) (*Index, *recorder) {
 	return newIndex(ktesting.NewLogger(t, ktesting.NewConfig()), WithOnChange(rec.add)), rec
 }
 
+// wantNode checks the NodeClaim of the node named node, without a
+// providerID; wantFound, of n.
 func wantNode(t *testing.T, ix *Index, node string, want window.NodeClaim) {
 	t.Helper()
-	got, ok := ix.ForNode(node)
+	wantFound(t, ix, k8sNode(node, ""), want)
+}
+
+func wantFound(t *testing.T, ix *Index, n *v1.Node, want window.NodeClaim) {
+	t.Helper()
+	got, ok := ix.ForNode(n)
 	if !ok || got != want {
-		t.Errorf("ForNode(%q) = %+v, %v, want %+v, true", node, got, ok, want)
+		t.Errorf("ForNode(%q, providerID %q) = %+v, %v, want %+v, true", n.Name, n.Spec.ProviderID, got, ok, want)
 	}
 }
 
 func wantNoNode(t *testing.T, ix *Index, node string) {
 	t.Helper()
-	if got, ok := ix.ForNode(node); ok {
-		t.Errorf("ForNode(%q) = %+v, want none", node, got)
+	wantNotFound(t, ix, k8sNode(node, ""))
+}
+
+func wantNotFound(t *testing.T, ix *Index, n *v1.Node) {
+	t.Helper()
+	if got, ok := ix.ForNode(n); ok {
+		t.Errorf("ForNode(%q, providerID %q) = %+v, want none", n.Name, n.Spec.ProviderID, got)
+	}
+}
+
+// wantEmpty checks that no entry is left behind.
+func wantEmpty(t *testing.T, ix *Index) {
+	t.Helper()
+	if len(ix.byNode)+len(ix.byProvider)+len(ix.byClaim)+len(ix.malformed) != 0 {
+		t.Errorf("entries left: byNode %v, byProvider %v, byClaim %v, malformed %v", ix.byNode, ix.byProvider, ix.byClaim, ix.malformed)
 	}
 }
 
@@ -135,9 +156,7 @@ func TestIndexNodeNameChanges(t *testing.T) {
 	ix.upsert(claim("nc-a", ""))
 	wantNoNode(t, ix, "node-2")
 	wantChanged(t, rec, "node-2")
-	if len(ix.byNode)+len(ix.byClaim) != 0 {
-		t.Errorf("entries left: byNode %v, byClaim %v", ix.byNode, ix.byClaim)
-	}
+	wantEmpty(t, ix)
 }
 
 func TestIndexTombstones(t *testing.T) {
@@ -153,13 +172,16 @@ func TestIndexTombstones(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ix, rec := newTestIndex(t)
-			ix.upsert(claim("nc-a", "node-a"))
-			ix.upsert(claim("nc-b", "node-b"))
+			ix.upsert(claim("nc-a", "node-a", withProviderID("kwok://a")))
+			ix.upsert(claim("nc-b", "node-b", withProviderID("kwok://b")))
 			rec.take()
 			ix.remove(cache.DeletedFinalStateUnknown{Key: "nc-a", Obj: tc.obj})
-			wantNoNode(t, ix, "node-a")
-			wantNode(t, ix, "node-b", window.NodeClaim{Name: "nc-b"})
+			wantNotFound(t, ix, k8sNode("node-a", "kwok://a"))
+			wantFound(t, ix, k8sNode("node-b", "kwok://b"), window.NodeClaim{Name: "nc-b"})
 			wantChanged(t, rec, "node-a")
+			if len(ix.byProvider) != 1 {
+				t.Errorf("byProvider = %v, want only kwok://b", ix.byProvider)
+			}
 		})
 	}
 }
@@ -184,9 +206,7 @@ func TestIndexTwoClaimsOneNode(t *testing.T) {
 	wantNode(t, ix, "node-a", window.NodeClaim{Name: "nc-new", Drifted: true})
 	ix.remove(claim("nc-new", "node-a"))
 	wantNoNode(t, ix, "node-a")
-	if len(ix.byNode)+len(ix.byClaim)+len(ix.malformed) != 0 {
-		t.Errorf("entries left: %v %v %v", ix.byNode, ix.byClaim, ix.malformed)
-	}
+	wantEmpty(t, ix)
 }
 
 func TestIndexMalformedExpiryLoggedOnce(t *testing.T) {
@@ -222,6 +242,7 @@ func TestIndexMalformedExpiryLoggedOnce(t *testing.T) {
 // Filter reads from many goroutines while the informer writes; run with -race.
 func TestIndexParallelLookups(t *testing.T) {
 	ix, _ := newTestIndex(t)
+	nodeA, nodeB := k8sNode("node-a", "kwok://a"), k8sNode("node-b", "kwok://b")
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range 8 {
@@ -232,11 +253,11 @@ func TestIndexParallelLookups(t *testing.T) {
 					return
 				default:
 				}
-				if nc, ok := ix.ForNode("node-a"); ok && nc.Name != "nc-a" {
+				if nc, ok := ix.ForNode(nodeA); ok && nc.Name != "nc-a" {
 					t.Errorf("ForNode = %+v", nc)
 					return
 				}
-				ix.ForNode("node-b")
+				ix.ForNode(nodeB)
 			}
 		})
 	}
@@ -245,7 +266,11 @@ func TestIndexParallelLookups(t *testing.T) {
 		if i%2 == 0 {
 			drift = "True"
 		}
-		ix.upsert(claim("nc-a", "node-a", withCondition("Drifted", drift)))
+		node := "node-a"
+		if i%4 == 0 { // launched, not registered yet
+			node = ""
+		}
+		ix.upsert(claim("nc-a", node, withProviderID("kwok://a"), withCondition("Drifted", drift)))
 		if i%3 == 0 {
 			ix.remove(claim("nc-a", "node-a"))
 		}

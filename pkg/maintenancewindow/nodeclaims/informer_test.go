@@ -69,19 +69,22 @@ func TestNewIndexFollowsTheAPI(t *testing.T) {
 	})
 
 	nodeClaims := client.Resource(GVR)
-	if _, err := nodeClaims.Create(ctx, claim("nc-b", ""), metav1.CreateOptions{}); err != nil {
+	if _, err := nodeClaims.Create(ctx, claim("nc-b", "", withProviderID("kwok://b")), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	nodeB := k8sNode("node-b", "kwok://b")
+	eventually(t, "node-b's NodeClaim by providerID", func() bool { _, ok := ix.ForNode(nodeB); return ok })
+	wantNoNode(t, ix, "node-b")
 	if _, err := nodeClaims.UpdateStatus(ctx, claim("nc-b", "node-b", withCondition("DisruptionReason", "True")), metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "node-b's NodeClaim", func() bool { _, ok := ix.ForNode("node-b"); return ok })
+	eventually(t, "node-b's NodeClaim", func() bool { _, ok := ix.ForNode(k8sNode("node-b", "")); return ok })
 	wantNode(t, ix, "node-b", window.NodeClaim{Name: "nc-b", Disrupting: true})
 
 	if err := nodeClaims.Delete(ctx, "nc-a", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "node-a's NodeClaim to go", func() bool { _, ok := ix.ForNode("node-a"); return !ok })
+	eventually(t, "node-a's NodeClaim to go", func() bool { _, ok := ix.ForNode(k8sNode("node-a", "")); return !ok })
 	if n := ix.Len(); n != 1 {
 		t.Errorf("Len = %d, want 1", n)
 	}

@@ -29,10 +29,11 @@ const KarpenterNodePoolLabel = "karpenter.sh/nodepool"
 
 // NodeClaims tells what Karpenter plans for the node a NodeClaim launched.
 type NodeClaims interface {
-	// ForNode returns the NodeClaim of the node named nodeName; ok is false
-	// when no NodeClaim launched it. It is called from Filter and Score on
-	// parallel goroutines.
-	ForNode(nodeName string) (NodeClaim, bool)
+	// ForNode returns the NodeClaim of node, found by the node's name or,
+	// before Karpenter records that name, by its spec.providerID; ok is
+	// false when no NodeClaim launched it. It is called from Filter and
+	// Score on parallel goroutines and must not allocate.
+	ForNode(node *v1.Node) (NodeClaim, bool)
 }
 
 // NodeClaim is what Karpenter plans for a node.
@@ -75,7 +76,7 @@ func (s *Sources) claimFor(node *v1.Node) (NodeClaim, bool) {
 	if s.claims == nil {
 		return NodeClaim{}, false
 	}
-	return s.claims.ForNode(node.Name)
+	return s.claims.ForNode(node)
 }
 
 // SetNodeClaims gives s Karpenter's NodeClaims; nil, or the karpenter arg

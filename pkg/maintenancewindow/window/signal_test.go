@@ -29,11 +29,14 @@ import (
 	"github.com/adminsched/scheduler-plugins/apis/config"
 )
 
-// fakeClaims is a map-backed NodeClaims, by node name.
+// fakeClaims is a map-backed NodeClaims, by node name, else by providerID.
 type fakeClaims map[string]NodeClaim
 
-func (f fakeClaims) ForNode(name string) (NodeClaim, bool) {
-	c, ok := f[name]
+func (f fakeClaims) ForNode(n *v1.Node) (NodeClaim, bool) {
+	c, ok := f[n.Name]
+	if !ok && n.Spec.ProviderID != "" {
+		c, ok = f[n.Spec.ProviderID]
+	}
 	return c, ok
 }
 
@@ -67,6 +70,11 @@ func withConditions(n *v1.Node, types ...string) *v1.Node {
 func karpenterNode(annotation string) *v1.Node {
 	n := testNode(annotation, "")
 	n.Labels[KarpenterNodePoolLabel] = "default"
+	return n
+}
+
+func withProviderID(n *v1.Node, id string) *v1.Node {
+	n.Spec.ProviderID = id
 	return n
 }
 
@@ -122,6 +130,10 @@ func TestSignalBlocks(t *testing.T) {
 			want: "Karpenter marked the node Drifted", unbounded: true},
 		{name: "disrupting", node: karpenterNode(""), claims: fakeClaims{"n": {Name: "nc", Disrupting: true}},
 			want: "Karpenter is disrupting the node", unbounded: true},
+		// Before Karpenter records the node's name, only its providerID
+		// finds the NodeClaim: the whole node must reach ForNode.
+		{name: "found by providerID", node: withProviderID(karpenterNode(""), "kwok://n"), claims: fakeClaims{"kwok://n": {Name: "nc", Drifted: true}},
+			want: "Karpenter marked the node Drifted", unbounded: true},
 		{name: "expiry past avoidWithin", node: karpenterNode(""), claims: expiresIn(3)},
 		{name: "expiry within avoidWithin", node: karpenterNode(""), claims: expiresIn(1),
 			want: "Karpenter expires the node at 2026-12-01T01:00:00Z", unbounded: true},
