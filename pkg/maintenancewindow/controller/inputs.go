@@ -21,7 +21,6 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
@@ -92,14 +91,13 @@ func (s *sources) spans(logger klog.Logger, node *v1.Node) []span {
 }
 
 // karpenter returns what node's NodeClaim adds: its expiry as a window
-// without end, and its drift or disruption. It finds the NodeClaim by the
-// node's name only; one found later, once Karpenter records that name,
-// requeues the node (nodeclaims.WithOnChange).
-func karpenter(claims window.NodeClaims, node string) (*span, karpenterState) {
+// without end, and its drift or disruption. The NodeClaim is found by the
+// node's name or, before Karpenter records that name, its providerID.
+func karpenter(claims window.NodeClaims, node *v1.Node) (*span, karpenterState) {
 	if claims == nil {
 		return nil, karpenterState{}
 	}
-	nc, ok := claims.ForNode(&v1.Node{ObjectMeta: metav1.ObjectMeta{Name: node}})
+	nc, ok := claims.ForNode(node)
 	if !ok {
 		return nil, karpenterState{}
 	}

@@ -56,7 +56,7 @@ func (c *Controller) sync(ctx context.Context, name string) (time.Time, error) {
 	}
 	now := c.clock.Now()
 	spans := c.sources.spans(logger, node)
-	expiry, k := karpenter(c.claims, name)
+	expiry, k := karpenter(c.claims, node)
 	if expiry != nil {
 		spans = append(spans, *expiry)
 	}

@@ -91,7 +91,15 @@ func TestNodeDeletedMidWork(t *testing.T) {
 // fakeClaims is a map-backed window.NodeClaims.
 type fakeClaims map[string]window.NodeClaim
 
-func (f fakeClaims) ForNode(n *v1.Node) (window.NodeClaim, bool) { nc, ok := f[n.Name]; return nc, ok }
+// ForNode finds a claim by the node's name, then by "providerID:" and its
+// spec.providerID, as nodeclaims.Index does.
+func (f fakeClaims) ForNode(n *v1.Node) (window.NodeClaim, bool) {
+	if nc, ok := f[n.Name]; ok {
+		return nc, true
+	}
+	nc, ok := f["providerID:"+n.Spec.ProviderID]
+	return nc, ok && n.Spec.ProviderID != ""
+}
 
 // TestKarpenter: drift and disruption plan maintenance (no taint); an
 // expiry is a window that opens then and has no end.
@@ -121,4 +129,18 @@ func TestKarpenter(t *testing.T) {
 	}
 	h.step(time.Hour)
 	h.waitNode("expiring", "tainted at the expiry", hasOurTaint)
+}
+
+// TestKarpenterByProviderID: a NodeClaim Karpenter has not yet tied to
+// its node by name is found by the node's providerID.
+func TestKarpenterByProviderID(t *testing.T) {
+	claims := fakeClaims{"providerID:kwok://young": {Name: "nc-5", Drifted: true}}
+	young := newNode("young", "")
+	young.Spec.ProviderID = "kwok://young"
+	h := newHarness(t, young)
+	c := h.start(defaultArgs(t), WithNodeClaims(claims))
+	h.settle(c, "young")
+	if got := condition(h.node("young"), ConditionMaintenancePlanned); got == nil || got.Reason != ReasonDrifted {
+		t.Errorf("MaintenancePlanned %+v, want reason %s", got, ReasonDrifted)
+	}
 }

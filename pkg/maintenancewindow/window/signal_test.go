@@ -297,7 +297,13 @@ func TestNoSignalAllocatesNothing(t *testing.T) {
 		t.Errorf("Blocks allocates %v times", n)
 	}
 	drained := withConditions(testNode("", ""), "Drained")
-	if n := testing.AllocsPerRun(100, func() { c.Blocks(logger, pod, drained, now, nil) }); n > 2 {
-		t.Errorf("Blocks of a drained node allocates %v times", n)
+	// The rejection's message is formatted with fmt, whose sync.Pool the
+	// race detector empties at random: one more allocation is noise there.
+	limit := 2.0
+	if raceEnabled {
+		limit++
+	}
+	if n := testing.AllocsPerRun(100, func() { c.Blocks(logger, pod, drained, now, nil) }); n > limit {
+		t.Errorf("Blocks of a drained node allocates %v times, want at most %v", n, limit)
 	}
 }
