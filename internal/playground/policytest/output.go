@@ -36,6 +36,9 @@ type FileResult struct {
 	// timeout); nil when it ran.
 	Err  error
 	Time time.Duration
+	// HTMLReport is the path of the file's HTML report (playground test
+	// --html), as written there; "" when none.
+	HTMLReport string
 }
 
 // Counts returns how many assertions passed and failed; when the scenario
@@ -114,6 +117,7 @@ type junitCase struct {
 	Time      string        `xml:"time,attr"`
 	Failure   *junitProblem `xml:"failure,omitempty"`
 	Error     *junitProblem `xml:"error,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
 }
 
 type junitProblem struct {
@@ -124,16 +128,30 @@ type junitProblem struct {
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
+// attachment is the line of a testcase's system-out that GitLab and
+// Jenkins' JUnit Attachments plugin show as a link to the file: GitLab
+// wants the path relative to the project's directory, Jenkins an absolute
+// one, so the path is written as given.
+func attachment(path string) string { return "[[ATTACHMENT|" + path + "]]" }
+
 // WriteJUnit writes the results as JUnit XML: one testsuite per file, one
 // testcase per assertion, a failure's message and explanations as its
-// text; a file that could not run has an error in each testcase.
+// text; a file that could not run has an error in each testcase. A file's
+// HTML report is its testsuite's property html-report and an attachment
+// in each of its testcases' system-out.
 func WriteJUnit(w io.Writer, results []*FileResult) error {
 	all := junitSuites{Name: "playground test"}
 	var total time.Duration
 	for _, r := range results {
 		s := junitSuite{Name: r.File, Time: seconds(r.Time), Properties: []junitProperty{{Name: "config", Value: r.Config}}}
+		if r.HTMLReport != "" {
+			s.Properties = append(s.Properties, junitProperty{Name: "html-report", Value: r.HTMLReport})
+		}
 		for _, o := range r.Outcomes {
 			c := junitCase{Name: fmt.Sprintf("expect[%d] %s", o.Index, o.Name), Classname: r.File, Time: "0"}
+			if r.HTMLReport != "" {
+				c.SystemOut = attachment(r.HTMLReport)
+			}
 			switch {
 			case r.Err != nil:
 				c.Error = &junitProblem{Message: "the scenario could not run", Type: "ScenarioError", Text: r.Err.Error()}

@@ -32,7 +32,7 @@ func results() []*FileResult {
 			{Index: 0, Name: "ok", Passed: true},
 			{Index: 1, Name: "bad <one>", Message: "1 of 1 pods are not on nodes eu", Details: "ns/p -> us\n  profile p, attempt 1: 1 feasible node(s)\n"},
 		}},
-		{File: "b.yaml", Config: "c.yaml", Err: errors.New("not every pod was bound"), Outcomes: []Outcome{{Index: 0, Name: "x"}}},
+		{File: "b.yaml", Config: "c.yaml", Err: errors.New("not every pod was bound"), Outcomes: []Outcome{{Index: 0, Name: "x"}}, HTMLReport: "reports/b.html"},
 	}
 }
 
@@ -76,8 +76,9 @@ func TestWriteJUnit(t *testing.T) {
 					Message: "1 of 1 pods are not on nodes eu", Type: "AssertionFailed",
 					Text: "1 of 1 pods are not on nodes eu\nns/p -> us\n  profile p, attempt 1: 1 feasible node(s)\n"}},
 			}},
-			{Name: "b.yaml", Tests: 1, Errors: 1, Time: "0.000", Properties: []junitProperty{{Name: "config", Value: "c.yaml"}}, Cases: []junitCase{
-				{Name: "expect[0] x", Classname: "b.yaml", Time: "0", Error: &junitProblem{Message: "the scenario could not run", Type: "ScenarioError", Text: "not every pod was bound"}},
+			{Name: "b.yaml", Tests: 1, Errors: 1, Time: "0.000", Properties: []junitProperty{{Name: "config", Value: "c.yaml"}, {Name: "html-report", Value: "reports/b.html"}}, Cases: []junitCase{
+				{Name: "expect[0] x", Classname: "b.yaml", Time: "0", Error: &junitProblem{Message: "the scenario could not run", Type: "ScenarioError", Text: "not every pod was bound"},
+					SystemOut: "[[ATTACHMENT|reports/b.html]]"},
 			}},
 		},
 	}
