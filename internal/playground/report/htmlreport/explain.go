@@ -40,7 +40,7 @@ type heatRow struct {
 type heatCell struct {
 	Weighted, Normalized int64
 	Level                int
-	Missing              bool
+	Missing, Chosen      bool
 }
 
 // explanations are the explained pods of run, in pod order.
@@ -76,12 +76,12 @@ func heatmap(e *report.Explanation) []heatRow {
 		row := heatRow{Plugin: pw.Name, Weight: pw.Weight, Cells: make([]heatCell, 0, len(e.Candidates))}
 		for _, c := range e.Candidates {
 			if i >= len(c.Scores) || c.Scores[i].Plugin != pw.Name {
-				row.Cells = append(row.Cells, heatCell{Missing: true})
+				row.Cells = append(row.Cells, heatCell{Missing: true, Chosen: c.Chosen})
 				continue
 			}
 			s := c.Scores[i]
 			level := int(max(0, s.Weighted) * heatLevels / top)
-			row.Cells = append(row.Cells, heatCell{Weighted: s.Weighted, Normalized: s.Normalized, Level: level})
+			row.Cells = append(row.Cells, heatCell{Weighted: s.Weighted, Normalized: s.Normalized, Level: level, Chosen: c.Chosen})
 		}
 		rows = append(rows, row)
 	}

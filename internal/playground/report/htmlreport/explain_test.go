@@ -96,8 +96,8 @@ func TestExplainHeatmap(t *testing.T) {
 		t.Fatalf("%d heatmaps, want 1", len(heat))
 	}
 	chosen := byClass(heat[0], "chosen")
-	if len(chosen) != 2 || !strings.Contains(text(chosen[0]), "node-1 (chosen)") || text(chosen[1]) != "300" {
-		t.Errorf("chosen node not marked in head and total")
+	if len(chosen) != 4 || !strings.Contains(text(chosen[0]), "node-1 (chosen)") || text(chosen[1]) != "200 100" || text(chosen[3]) != "300" {
+		t.Errorf("chosen node's column not marked: %d cells", len(chosen))
 	}
 	cells := byClass(heat[0], "cell")
 	want := []struct{ text, level string }{{"200 100", "h5"}, {"20 10", "h0"}, {"100 50", "h2"}, {"0 0", "h0"}}
