@@ -171,6 +171,9 @@ func (a *autoscaler) result(ctx context.Context, pods []workload.OwnedPod) (*rep
 		})
 	}
 	report.CountAddedPods(r.Nodes, pods)
+	for i := range nodes {
+		r.Nodes[i].Node = report.NodeOf(&nodes[i], pods)
+	}
 	return r, nil
 }
 

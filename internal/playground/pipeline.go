@@ -146,6 +146,9 @@ func (p *pipeline) runSteps(ctx context.Context) ([]report.StepResult, error) {
 			return results, fmt.Errorf("step %d (%s): %w", i+1, st, err)
 		}
 		counts := report.PerNode(names, owned)
+		if err := fillNodes(ctx, p.cluster.client, counts, owned); err != nil {
+			return results, fmt.Errorf("step %d (%s): %w", i+1, st, err)
+		}
 		var b strings.Builder
 		for _, n := range counts {
 			fmt.Fprintf(&b, " %s=%d", n.Name, n.Pods)
@@ -235,6 +238,9 @@ func (p *pipeline) collect(ctx context.Context, client kubernetes.Interface) (re
 		}
 	}
 	res := report.Compute(p.scenarioNodeNames(), pods, events)
+	if err := fillNodes(ctx, client, res.Nodes, pods); err != nil {
+		return report.Result{}, err
+	}
 	if p.autoscaler != nil {
 		k, err := p.autoscaler.result(ctx, pods)
 		if err != nil {
@@ -243,4 +249,15 @@ func (p *pipeline) collect(ctx context.Context, client kubernetes.Interface) (re
 		res.Karpenter = k
 	}
 	return res, nil
+}
+
+// fillNodes sets the facts of rs, for the HTML report, from the nodes now
+// (one list for all) and the pods.
+func fillNodes(ctx context.Context, client kubernetes.Interface, rs []report.NodeResult, pods []workload.OwnedPod) error {
+	list, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing the nodes: %w", err)
+	}
+	report.FillNodes(rs, list.Items, pods)
+	return nil
 }

@@ -133,6 +133,25 @@ func checkTutorial(t *testing.T, runs []report.Run, _ string) {
 				t.Errorf("run %d: pod %s not bound: %s", i+1, p.Name, p.Reason)
 			}
 		}
+		checkTutorialNodes(t, i, run.Result.Nodes)
+	}
+}
+
+// checkTutorialNodes: each node's facts are the node's: its allocatable
+// (8 CPUs, 32Gi) and labels, and the requests of its pods (100m and 64Mi
+// each).
+func checkTutorialNodes(t *testing.T, run int, nodes []report.NodeResult) {
+	t.Helper()
+	for _, n := range nodes {
+		want := report.NodeResult{Name: n.Name, Pods: n.Pods, Labels: n.Labels,
+			CPU:    report.Use{Requested: 100 * int64(n.Pods), Allocatable: 8000},
+			Memory: report.Use{Requested: 64 << 20 * int64(n.Pods), Allocatable: 32 << 30}}
+		if diff := cmp.Diff(want, n); diff != "" {
+			t.Errorf("run %d: node %s (-want +got):\n%s", run+1, n.Name, diff)
+		}
+		if n.Labels[corev1.LabelHostname] != n.Name {
+			t.Errorf("run %d: node %s labels %v, want its hostname label among them", run+1, n.Name, n.Labels)
+		}
 	}
 }
 
@@ -149,7 +168,11 @@ func checkConsolidation(t *testing.T, runs []report.Run, _ string) {
 		{Name: "consolidation-1", Pods: 16}, {Name: "consolidation-2", Pods: 9}, {Name: "consolidation-3", Pods: 8},
 		{Name: "consolidation-4", Pods: 0}, {Name: "consolidation-full", Pods: 12},
 	}
-	if diff := cmp.Diff(want, packed.Nodes); diff != "" {
+	var counts []report.NodeResult
+	for _, n := range packed.Nodes {
+		counts = append(counts, report.NodeResult{Name: n.Name, Pods: n.Pods})
+	}
+	if diff := cmp.Diff(want, counts); diff != "" {
 		t.Errorf("%s: pods per node (-want +got):\n%s", runs[0].Config, diff)
 	}
 	spread := replicasPerNode(runs[1].Result, "web-")

@@ -27,7 +27,7 @@ import (
 
 func TestWriteCompare(t *testing.T) {
 	other := Result{
-		Nodes: []NodeResult{{"tutorial-1", 1}, {"tutorial-2", 2}, {"tutorial-3", 2}},
+		Nodes: []NodeResult{{Name: "tutorial-1", Pods: 1}, {Name: "tutorial-2", Pods: 2}, {Name: "tutorial-3", Pods: 2}},
 		Pods: []PodResult{
 			{Namespace: "default", Name: "test-pod-1", Node: "tutorial-3"},
 			{Namespace: "default", Name: "test-pod-2", Node: "tutorial-2"},
@@ -58,7 +58,7 @@ team-a/big          <none>      tutorial-1
 
 func TestWriteCompareJSON(t *testing.T) {
 	runs := []Run{{Config: "a.yaml", Result: Result{
-		Nodes:  []NodeResult{{"n1", 1}},
+		Nodes:  []NodeResult{{Name: "n1", Pods: 1}},
 		Pods:   []PodResult{{Namespace: "default", Name: "p", Node: "n1"}},
 		Spread: 0,
 	}}}
@@ -70,7 +70,7 @@ func TestWriteCompareJSON(t *testing.T) {
 // only that run has pods of), lined up by object.
 func TestWriteCompareEveryPod(t *testing.T) {
 	first := Result{
-		Nodes: []NodeResult{{"n1", 2}, {"n2", 0}},
+		Nodes: []NodeResult{{Name: "n1", Pods: 2}, {Name: "n2", Pods: 0}},
 		Pods: []PodResult{
 			{Namespace: "default", Name: "web-abc", Object: "Deployment/web", Node: "n1"},
 			{Namespace: "default", Name: "web-def", Object: "Deployment/web", Node: "n1"},
@@ -78,7 +78,7 @@ func TestWriteCompareEveryPod(t *testing.T) {
 		},
 	}
 	second := Result{
-		Nodes: []NodeResult{{"n1", 2}, {"n2", 3}},
+		Nodes: []NodeResult{{Name: "n1", Pods: 2}, {Name: "n2", Pods: 3}},
 		Pods: []PodResult{
 			{Namespace: "default", Name: "web-ghi", Object: "Deployment/web", Node: "n1"},
 			{Namespace: "default", Name: "web-jkl", Object: "Deployment/web", Node: "n2"},

@@ -47,6 +47,8 @@ type AddedNode struct {
 	InstanceType string `json:"instanceType,omitempty"`
 	// Pods is the number of the scenario's pods bound there.
 	Pods int `json:"pods"`
+	// Node is the node's facts for the HTML report (see NodeOf).
+	Node NodeResult `json:"-"`
 }
 
 // CountAddedPods sets each added node's Pods from the pods.
@@ -100,7 +102,9 @@ func orDash(s string) string {
 func addedNodeResults(nodes []AddedNode) []NodeResult {
 	out := make([]NodeResult, 0, len(nodes))
 	for _, n := range nodes {
-		out = append(out, NodeResult{Name: n.Name, Pods: n.Pods})
+		r := n.Node
+		r.Name, r.Pods = n.Name, n.Pods
+		out = append(out, r)
 	}
 	return out
 }

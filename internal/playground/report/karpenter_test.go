@@ -30,7 +30,7 @@ import (
 
 func withKarpenter(k *KarpenterResult) Result {
 	return Result{
-		Nodes:     []NodeResult{{"us-system", 2}},
+		Nodes:     []NodeResult{{Name: "us-system", Pods: 2}},
 		Pods:      []PodResult{{Namespace: "payments", Name: "ledger-a", Node: "kwok-eu-1"}, {Namespace: "default", Name: "web-a", Node: "us-system"}},
 		Karpenter: k,
 	}

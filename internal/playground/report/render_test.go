@@ -25,7 +25,7 @@ import (
 )
 
 var fixed = Result{
-	Nodes: []NodeResult{{"tutorial-1", 3}, {"tutorial-2", 2}, {"tutorial-3", 0}},
+	Nodes: []NodeResult{{Name: "tutorial-1", Pods: 3}, {Name: "tutorial-2", Pods: 2}, {Name: "tutorial-3", Pods: 0}},
 	Pods: []PodResult{
 		{Namespace: "default", Name: "test-pod-1", Node: "tutorial-1"},
 		{Namespace: "default", Name: "test-pod-2", Node: "tutorial-2"},
@@ -85,9 +85,9 @@ func TestWriteJSON(t *testing.T) {
 // without steps has no "steps" field (TestWriteJSON).
 func TestWriteJSONSteps(t *testing.T) {
 	checkGolden(t, "steps", resultJSON(Result{
-		Nodes:  []NodeResult{{"n1", 1}},
+		Nodes:  []NodeResult{{Name: "n1", Pods: 1}},
 		Pods:   []PodResult{{Namespace: "default", Name: "web-a", Object: "Deployment/web", Node: "n1"}},
-		Steps:  []StepResult{{Step: "scale Deployment default/web to 1", Nodes: []NodeResult{{"n1", 1}}}},
+		Steps:  []StepResult{{Step: "scale Deployment default/web to 1", Nodes: []NodeResult{{Name: "n1", Pods: 1}}}},
 		Spread: 0,
 	}))
 }

@@ -22,9 +22,12 @@ package report
 
 import (
 	"fmt"
+	"maps"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
+	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
 )
@@ -69,11 +72,40 @@ type StepResult struct {
 	Pods []PodResult `json:"-"`
 }
 
-// NodeResult is one node's pod count.
+// NodeResult is one node's pod count and, for the HTML report, what the
+// node was at that moment. The facts are not part of the text or JSON
+// output.
 type NodeResult struct {
 	Name string `json:"name"`
 	Pods int    `json:"pods"`
+	// Labels are the node's labels (for grouping by zone or a label the user picks).
+	Labels map[string]string `json:"-"`
+	// CPU and Memory are what the scenario's bound pods request on the node and its allocatable, in millicores and bytes.
+	CPU, Memory Use `json:"-"`
+	// Taints are the node's taints as key=value:Effect.
+	Taints []string `json:"-"`
+	// Conditions are the node's lifecycle/maintenance conditions that are True (DrainInProgress, Drained, MaintenanceInProgress, MaintenancePlanned), and Ready=False.
+	Conditions []string `json:"-"`
+	// Maintenance is the node's maintenance-window annotation (scheduling.adminsched.io/maintenance-window) value, "" when none.
+	Maintenance string `json:"-"`
 }
+
+// Use is one resource of a node: what the scenario's pods request there
+// and what the node can allocate.
+type Use struct {
+	Requested, Allocatable int64
+}
+
+// maintenanceAnnotation and lifecycleConditions are the maintenance window
+// plugin's default annotation and the node conditions it reads. Their
+// constants live in apis/config and pkg/maintenancewindow/window, which
+// link the scheduler: the report stays pure (a test keeps them equal).
+const maintenanceAnnotation = "scheduling.adminsched.io/maintenance-window"
+
+var lifecycleConditions = sets.New[corev1.NodeConditionType]("DrainInProgress", "Drained", "MaintenanceInProgress", "MaintenancePlanned")
+
+// notReady is how Conditions lists a node whose Ready condition is False.
+const notReady = "Ready=False"
 
 // PodResult is one pod's node, or why it has none.
 type PodResult struct {
@@ -153,6 +185,63 @@ func PerNode(nodes []string, pods []workload.OwnedPod) []NodeResult {
 		out = append(out, NodeResult{Name: n, Pods: counts[n]})
 	}
 	return out
+}
+
+// NodeOf is node's result: how many of pods are bound there, what those
+// request of its allocatable, and its labels, taints, conditions and
+// maintenance window. Requests are counted as the scheduler counts them
+// (containers, init containers, overhead, pod-level requests); a pod that
+// ended (a Job's that succeeded) counts in Pods but requests nothing, as
+// the scheduler no longer counts it either.
+func NodeOf(node *corev1.Node, pods []workload.OwnedPod) NodeResult {
+	r := NodeResult{Name: node.Name, Labels: maps.Clone(node.Labels), Maintenance: node.Annotations[maintenanceAnnotation]}
+	r.CPU.Allocatable = node.Status.Allocatable.Cpu().MilliValue()
+	r.Memory.Allocatable = node.Status.Allocatable.Memory().Value()
+	for _, op := range pods {
+		if !workload.Bound(op.Pod) || op.Pod.Spec.NodeName != node.Name {
+			continue
+		}
+		r.Pods++
+		if op.Pod.Status.Phase == corev1.PodSucceeded || op.Pod.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		req := resourcehelper.PodRequests(op.Pod, resourcehelper.PodResourcesOptions{})
+		r.CPU.Requested += req.Cpu().MilliValue()
+		r.Memory.Requested += req.Memory().Value()
+	}
+	for i := range node.Spec.Taints {
+		r.Taints = append(r.Taints, node.Spec.Taints[i].ToString())
+	}
+	for _, c := range node.Status.Conditions {
+		switch {
+		case c.Status == corev1.ConditionTrue && lifecycleConditions.Has(c.Type):
+			r.Conditions = append(r.Conditions, string(c.Type))
+		case c.Type == corev1.NodeReady && c.Status == corev1.ConditionFalse:
+			r.Conditions = append(r.Conditions, notReady)
+		}
+	}
+	return r
+}
+
+// FillNodes sets the facts of each of rs (see NodeOf) from its node in
+// nodes, found by name, and the pods bound there. A result whose node is
+// gone (a deleteNodes step) keeps its count and no facts.
+func FillNodes(rs []NodeResult, nodes []corev1.Node, pods []workload.OwnedPod) {
+	byName := make(map[string]*corev1.Node, len(nodes))
+	for i := range nodes {
+		byName[nodes[i].Name] = &nodes[i]
+	}
+	bound := make(map[string][]workload.OwnedPod, len(nodes))
+	for _, op := range pods {
+		if workload.Bound(op.Pod) {
+			bound[op.Pod.Spec.NodeName] = append(bound[op.Pod.Spec.NodeName], op)
+		}
+	}
+	for i := range rs {
+		if n, ok := byName[rs[i].Name]; ok {
+			rs[i] = NodeOf(n, bound[n.Name])
+		}
+	}
 }
 
 // unscheduledReason is the PodScheduled condition of an unbound pod, with

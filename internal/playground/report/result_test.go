@@ -27,10 +27,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 
+	configv1 "github.com/adminsched/scheduler-plugins/apis/config/v1"
 	"github.com/adminsched/scheduler-plugins/internal/playground/workload"
+	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow/window"
 )
 
 func TestSpread(t *testing.T) {
@@ -80,7 +84,7 @@ func TestCompute(t *testing.T) {
 		want   Result
 	}{{
 		name: "no pods",
-		want: Result{Nodes: []NodeResult{{"n1", 0}, {"n2", 0}, {"n3", 0}}, Pods: []PodResult{}},
+		want: Result{Nodes: []NodeResult{{Name: "n1", Pods: 0}, {Name: "n2", Pods: 0}, {Name: "n3", Pods: 0}}, Pods: []PodResult{}},
 	}, {
 		name: "bound and unschedulable, in the order given",
 		pods: []workload.OwnedPod{
@@ -91,7 +95,7 @@ func TestCompute(t *testing.T) {
 		},
 		events: map[types.NamespacedName]string{{Namespace: "team", Name: "d"}: "0/3 nodes are available: 2 Insufficient cpu."},
 		want: Result{
-			Nodes: []NodeResult{{"n1", 2}, {"n2", 1}, {"n3", 0}},
+			Nodes: []NodeResult{{Name: "n1", Pods: 2}, {Name: "n2", Pods: 1}, {Name: "n3", Pods: 0}},
 			Pods: []PodResult{
 				{Namespace: "default", Name: "a", Object: "Pod/a", Node: "n1"},
 				{Namespace: "default", Name: "web-x", Object: "Deployment/web", Node: "n1"},
@@ -108,7 +112,7 @@ func TestCompute(t *testing.T) {
 			{Namespace: "other", Name: "d"}: "another pod's event",
 		},
 		want: Result{
-			Nodes: []NodeResult{{"n1", 0}, {"n2", 0}, {"n3", 0}},
+			Nodes: []NodeResult{{Name: "n1", Pods: 0}, {Name: "n2", Pods: 0}, {Name: "n3", Pods: 0}},
 			Pods:  []PodResult{{Namespace: "team", Name: "d", Object: "Job/d", Reason: "Unschedulable: " + cpu}},
 		},
 	}, {
@@ -124,7 +128,7 @@ func TestCompute(t *testing.T) {
 			{Namespace: "ns", Name: "late"}:    "0/3 nodes are available",
 		},
 		want: Result{
-			Nodes: []NodeResult{{"n1", 0}, {"n2", 0}, {"n3", 1}},
+			Nodes: []NodeResult{{Name: "n1", Pods: 0}, {Name: "n2", Pods: 0}, {Name: "n3", Pods: 1}},
 			Pods: []PodResult{
 				{Namespace: "ns", Name: "quiet", Object: "Pod/quiet", Reason: "pending: the scheduler has not reported on it"},
 				{Namespace: "ns", Name: "evented", Object: "Pod/evented", Reason: "pending: the scheduler has not reported on it (last FailedScheduling event: 0/3 nodes are available)"},
@@ -151,7 +155,7 @@ func TestPerNode(t *testing.T) {
 		want  []NodeResult
 	}{
 		{"no nodes", nil, []workload.OwnedPod{{Pod: boundPod("ns", "a", "n1")}}, []NodeResult{}},
-		{"no pods", []string{"n2", "n1"}, nil, []NodeResult{{"n2", 0}, {"n1", 0}}},
+		{"no pods", []string{"n2", "n1"}, nil, []NodeResult{{Name: "n2", Pods: 0}, {Name: "n1", Pods: 0}}},
 		{
 			name:  "in the order of nodes; unbound pods and unknown nodes not counted",
 			nodes: []string{"n2", "n1"},
@@ -161,7 +165,7 @@ func TestPerNode(t *testing.T) {
 				{Pod: boundPod("ns", "c", "gone"), Object: "Pod/c"},
 				{Pod: pod("ns", "d"), Object: "Pod/d"},
 			},
-			want: []NodeResult{{"n2", 0}, {"n1", 2}},
+			want: []NodeResult{{Name: "n2", Pods: 0}, {Name: "n1", Pods: 2}},
 		},
 	}
 	for _, tt := range tests {
@@ -213,5 +217,106 @@ func TestPure(t *testing.T) {
 		if strings.HasPrefix(dep, "k8s.io/client-go/") || strings.HasPrefix(dep, "k8s.io/kubernetes/") || strings.HasPrefix(dep, "github.com/adminsched/scheduler-plugins/internal/localcluster") {
 			t.Errorf("the report package links %s", dep)
 		}
+	}
+}
+
+func requesting(p *corev1.Pod, cpu, memory string) *corev1.Pod {
+	p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "c", Resources: corev1.ResourceRequirements{
+		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(memory)}}})
+	return p
+}
+
+func TestNodeOf(t *testing.T) {
+	node := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "n1", Labels: map[string]string{corev1.LabelTopologyZone: "z1"},
+			Annotations: map[string]string{maintenanceAnnotation: "2026-01-01T00:00:00Z/2026-01-01T02:00:00Z", "other": "x"}},
+		Spec: corev1.NodeSpec{Taints: []corev1.Taint{
+			{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule},
+			{Key: "spot", Effect: corev1.TaintEffectPreferNoSchedule},
+		}},
+		Status: corev1.NodeStatus{
+			Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("8Gi")},
+			Conditions: []corev1.NodeCondition{
+				{Type: corev1.NodeReady, Status: corev1.ConditionFalse},
+				{Type: "DrainInProgress", Status: corev1.ConditionTrue},
+				{Type: "Drained", Status: corev1.ConditionFalse},
+				{Type: "MaintenancePlanned", Status: corev1.ConditionUnknown},
+				{Type: "MaintenanceInProgress", Status: corev1.ConditionTrue},
+				{Type: corev1.NodeMemoryPressure, Status: corev1.ConditionTrue},
+			},
+		},
+	}
+	// An init container asking more than the containers sets the pod's
+	// request, as the scheduler counts it.
+	withInit := requesting(boundPod("ns", "init", "n1"), "100m", "64Mi")
+	withInit.Spec.InitContainers = []corev1.Container{{Name: "i", Resources: corev1.ResourceRequirements{
+		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}}}}
+	done := requesting(boundPod("ns", "done", "n1"), "2", "1Gi")
+	done.Status.Phase = corev1.PodSucceeded
+	pods := []workload.OwnedPod{
+		{Pod: requesting(boundPod("ns", "a", "n1"), "250m", "128Mi")},
+		{Pod: requesting(boundPod("ns", "b", "n1"), "500m", "256Mi")},
+		{Pod: withInit},
+		{Pod: done},
+		{Pod: requesting(boundPod("ns", "elsewhere", "n2"), "3", "2Gi")},
+		{Pod: requesting(pod("ns", "pending"), "3", "2Gi")},
+	}
+	want := NodeResult{
+		Name: "n1", Pods: 4, Labels: map[string]string{corev1.LabelTopologyZone: "z1"},
+		CPU:         Use{Requested: 250 + 500 + 1000, Allocatable: 4000},
+		Memory:      Use{Requested: (128 + 256 + 64) << 20, Allocatable: 8 << 30},
+		Taints:      []string{"dedicated=gpu:NoSchedule", "spot:PreferNoSchedule"},
+		Conditions:  []string{"Ready=False", "DrainInProgress", "MaintenanceInProgress"},
+		Maintenance: "2026-01-01T00:00:00Z/2026-01-01T02:00:00Z",
+	}
+	got := NodeOf(node, pods)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("NodeOf (-want +got):\n%s", diff)
+	}
+	got.Labels["changed"] = "yes"
+	if _, ok := node.Labels["changed"]; ok {
+		t.Error("NodeOf shares the node's labels: a change to the result changed the node")
+	}
+	// A node without any of it: no facts but its allocatable.
+	bare := NodeOf(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n2"}}, pods)
+	if diff := cmp.Diff(NodeResult{Name: "n2", Pods: 1, CPU: Use{Requested: 3000}, Memory: Use{Requested: 2 << 30}}, bare); diff != "" {
+		t.Errorf("NodeOf a bare node (-want +got):\n%s", diff)
+	}
+}
+
+func TestFillNodes(t *testing.T) {
+	nodes := []corev1.Node{
+		{ObjectMeta: metav1.ObjectMeta{Name: "n1", Labels: map[string]string{"l": "1"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "n2", Labels: map[string]string{"l": "2"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "not-in-the-results"}},
+	}
+	pods := []workload.OwnedPod{
+		{Pod: requesting(boundPod("ns", "a", "n1"), "1", "1Mi")},
+		{Pod: requesting(boundPod("ns", "b", "n2"), "2", "2Mi")},
+		{Pod: requesting(boundPod("ns", "c", "n2"), "3", "3Mi")},
+		{Pod: requesting(boundPod("ns", "d", "gone"), "4", "4Mi")},
+	}
+	rs := PerNode([]string{"n2", "gone", "n1"}, pods)
+	FillNodes(rs, nodes, pods)
+	want := []NodeResult{
+		{Name: "n2", Pods: 2, Labels: map[string]string{"l": "2"}, CPU: Use{Requested: 5000}, Memory: Use{Requested: 5 << 20}},
+		// Deleted: the count stays, no facts.
+		{Name: "gone", Pods: 1},
+		{Name: "n1", Pods: 1, Labels: map[string]string{"l": "1"}, CPU: Use{Requested: 1000}, Memory: Use{Requested: 1 << 20}},
+	}
+	if diff := cmp.Diff(want, rs); diff != "" {
+		t.Errorf("FillNodes (-want +got):\n%s", diff)
+	}
+}
+
+// TestNodeFactsNames keeps the report's copies of the maintenance window
+// plugin's annotation and conditions equal to the plugin's.
+func TestNodeFactsNames(t *testing.T) {
+	if maintenanceAnnotation != configv1.DefaultMaintenanceWindowAnnotation {
+		t.Errorf("maintenanceAnnotation %q, the plugin's default %q", maintenanceAnnotation, configv1.DefaultMaintenanceWindowAnnotation)
+	}
+	want := sets.New(window.ConditionDrainInProgress, window.ConditionDrained, window.ConditionMaintenanceInProgress, window.ConditionMaintenancePlanned)
+	if !want.Equal(lifecycleConditions) {
+		t.Errorf("lifecycleConditions %v, the plugin's %v", sets.List(lifecycleConditions), sets.List(want))
 	}
 }
