@@ -43,6 +43,11 @@ type nodeView struct {
 	Extra   bool   // pods are bound there, but the scenario does not list it
 	Blocks  []podView
 	X, Y, H int // compact: the bar's place and height
+	// CPU and Memory are nil when the node's allocatable is unknown.
+	CPU, Memory *useView
+	// Marks are what keeps pods off the node: taints, conditions, a
+	// maintenance window.
+	Marks []string
 }
 
 type podView struct {
@@ -64,10 +69,6 @@ func colour(key string) int {
 	return int(h.Sum32() % palette)
 }
 
-// nodeLabels are a node's labels, to group the columns by. The Result
-// does not carry node labels yet, so there is nothing to group by.
-func nodeLabels(report.NodeResult) map[string]string { return nil }
-
 // cluster lays run's nodes out as columns (grouped by the groupBy label
 // when the nodes have labels) with their pods, and lists the pods that
 // have no node. note says why the nodes are not grouped when asked to.
@@ -76,11 +77,13 @@ func cluster(run int, r report.Result, groupBy string, moved map[int]bool, compa
 	var scenario, added, extra []*nodeView
 	for _, n := range r.Nodes {
 		nv := &nodeView{Name: n.Name, Pods: n.Pods}
+		facts(nv, n)
 		byName[n.Name], scenario = nv, append(scenario, nv)
 	}
 	if r.Karpenter != nil {
 		for _, n := range r.Karpenter.Nodes {
 			nv := &nodeView{Name: n.Name, Pods: n.Pods, Added: true, Info: addedInfo(n)}
+			facts(nv, n.Node)
 			byName[n.Name], added = nv, append(added, nv)
 		}
 	}

@@ -31,6 +31,8 @@ const hostile = `<script>alert(1)</script></svg><b x='1'>"><img src=x>`
 func TestMarkupEscaped(t *testing.T) {
 	r := explained()
 	r.Nodes[0].Name = "node-1" + hostile
+	r.Nodes[0].Labels = map[string]string{hostile: hostile}
+	r.Nodes[1].Taints, r.Nodes[1].Conditions, r.Nodes[1].Maintenance = []string{hostile}, []string{hostile}, hostile
 	for i := range r.Pods {
 		if r.Pods[i].Node == "node-1" {
 			r.Pods[i].Node = r.Nodes[0].Name
