@@ -110,4 +110,12 @@ func checkDeleteNodes(t *testing.T, runs []report.Run, progress string) {
 	if want := "deleted nodes spot-1, spot-2 and their pods"; !strings.Contains(progress, want) {
 		t.Errorf("progress does not say %q:\n%s", want, progress)
 	}
+	// The step's nodes hold the facts of the nodes then: od's, none of
+	// the deleted spot nodes'.
+	for _, n := range r.Steps[0].Nodes {
+		capacityType := n.Labels["karpenter.sh/capacity-type"]
+		if (n.Name == "od") != (capacityType == "on-demand" && n.CPU.Allocatable > 0 && n.Memory.Allocatable > 0) {
+			t.Errorf("after the step, node %s has capacity type %q and allocatable %+v %+v: want od's facts, none of a deleted node's", n.Name, capacityType, n.CPU, n.Memory)
+		}
+	}
 }
