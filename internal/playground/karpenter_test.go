@@ -175,4 +175,9 @@ objects:
 	if diff := cmp.Diff(summary{"default", "on-demand", 1, n.Name}, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
+	// The HTML report's facts of the node: its labels and the big pod's
+	// request of its allocatable.
+	if n.Node.Labels["karpenter.sh/nodepool"] != "default" || n.Node.CPU.Requested != 1000 || n.Node.CPU.Allocatable < 1000 {
+		t.Errorf("added node's facts: labels %v, cpu %+v; want its labels and the big pod's 1000m of its allocatable", n.Node.Labels, n.Node.CPU)
+	}
 }
