@@ -50,15 +50,20 @@ type junit struct {
 	Failures int `xml:"failures,attr"`
 	Errors   int `xml:"errors,attr"`
 	Suites   []struct {
-		Name     string `xml:"name,attr"`
-		Tests    int    `xml:"tests,attr"`
-		Failures int    `xml:"failures,attr"`
-		Cases    []struct {
+		Name       string `xml:"name,attr"`
+		Tests      int    `xml:"tests,attr"`
+		Failures   int    `xml:"failures,attr"`
+		Properties []struct {
+			Name  string `xml:"name,attr"`
+			Value string `xml:"value,attr"`
+		} `xml:"properties>property"`
+		Cases []struct {
 			Name    string `xml:"name,attr"`
 			Failure *struct {
 				Message string `xml:"message,attr"`
 				Text    string `xml:",chardata"`
 			} `xml:"failure"`
+			SystemOut string `xml:"system-out"`
 		} `xml:"testcase"`
 	} `xml:"testsuite"`
 }

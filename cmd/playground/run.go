@@ -39,6 +39,8 @@ import (
 type runFlags struct {
 	assets, config, compare, scenario   string
 	output                              oneOf
+	html                                htmlFile
+	groupBy                             string
 	timeout                             positiveDuration
 	keep, explain, karpenter, admission bool
 	descheduler                         deschedulerFlags
@@ -78,6 +80,9 @@ const runExample = `  # The tutorial with the shipped NodeLessPods profile (both
 
   # Why each pod landed where it did, 3 candidate nodes each
   playground --explain --explain-nodes 3
+
+  # The same as a page to open in a browser, nodes grouped by zone
+  playground --explain --html /tmp/tutorial.html
 
   # Another scenario and profile
   playground --scenario examples/scenarios/consolidation.yaml --config manifests/nodelesspods/consolidation-config.yaml
@@ -130,6 +135,8 @@ side by side). The default scenario and scheduler config are built in.
 	fs.StringVar(&f.config, "config", defaultConfig, "KubeSchedulerConfiguration file to run the scheduler with; built in if not given")
 	fs.StringVar(&f.compare, "compare", "", "second KubeSchedulerConfiguration: run the scenario again with it on a fresh control plane and show both placements")
 	addOutputFlag(cmd, &f.output, "output format: text, json or yaml (yaml is the json document)")
+	fs.Var(&f.html, "html", "also write the run (every config's with --compare) as a self-contained HTML report to `FILE`, whose directory must exist; the output on stdout stays as -o gives it")
+	addGroupByFlag(cmd, &f.groupBy)
 	f.timeout = positiveDuration(60 * time.Second)
 	fs.Var(&f.timeout, "timeout", "how long to wait for every pod to be bound or unschedulable, per scheduler config")
 	fs.BoolVar(&f.explain, "explain", false, "explain every pod's placement: each score plugin's normalized score, weight and the total on the best nodes, and the nodes filtered out by plugin and reason (opportunistic batching hints are off meanwhile: every pod is scored on every node)")
@@ -144,6 +151,7 @@ side by side). The default scenario and scheduler config are built in.
 	for _, name := range []string{"scenario", "config", "compare"} {
 		_ = cmd.MarkFlagFilename(name, "yaml", "yml", "json")
 	}
+	_ = cmd.MarkFlagFilename("html", "html")
 	_ = cmd.MarkFlagDirname("assets")
 	return cmd
 }
@@ -234,6 +242,12 @@ func runScenario(ctx context.Context, f *runFlags, stdout, stderr io.Writer) int
 	if err := writeOutput(stdout, f.output.value, f.explain, session.Results()); err != nil {
 		fmt.Fprintf(stderr, "playground: writing the output: %v\n", err)
 		return exitFailure
+	}
+	if f.html != "" {
+		if err := writeHTML(string(f.html), runPage(scenarioFile, f.groupBy, session.Results()), stderr); err != nil {
+			fmt.Fprintf(stderr, "playground: --html: %v\n", err)
+			return exitFailure
+		}
 	}
 	if f.keep && code != exitOK {
 		session.Stop()

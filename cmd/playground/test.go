@@ -66,11 +66,16 @@ const testExample = `  # The shipped policy tests, with a JUnit report for CI (f
   # the report goes outside the clone: in GitHub Actions, $RUNNER_TEMP/report.xml)
   playground test --junit /tmp/report.xml examples/scenarios/placement.yaml examples/scenarios/policy/residency.yaml
 
+  # The same, with an HTML report per scenario that the JUnit file names (/tmp/reports/placement.html, …)
+  playground test --html /tmp/reports --junit /tmp/report.xml examples/scenarios/placement.yaml examples/scenarios/policy/residency.yaml
+
   # Every file under another config than the one each names
   playground test --config examples/scenarios/placement-config.yaml examples/scenarios/policy/residency.yaml`
 
 type testFlags struct {
 	assets, config, junit string
+	html                  htmlDir
+	groupBy               string
 	admission             bool
 	descheduler           deschedulerFlags
 	timeout               positiveDuration
@@ -100,6 +105,8 @@ func newTestCommand() *cobra.Command {
 	fs.SortFlags = false
 	fs.StringVar(&f.config, "config", "", "KubeSchedulerConfiguration to run every file with, instead of the config each names")
 	fs.StringVar(&f.junit, "junit", "", "also write the results as JUnit XML to this file")
+	fs.Var(&f.html, "html", htmlDirUsage)
+	addGroupByFlag(cmd, &f.groupBy)
 	f.timeout = positiveDuration(60 * time.Second)
 	fs.Var(&f.timeout, "timeout", "per run, how long to wait for every pod to be bound or unschedulable")
 	fs.BoolVar(&f.admission, "admission-policies", false, admissionPoliciesUsage)
@@ -108,6 +115,7 @@ func newTestCommand() *cobra.Command {
 	fs.IntVarP(&f.verbosity, "v", "v", 2, "verbosity of the log file (the scheduler's logs never go to the terminal)")
 	_ = cmd.MarkFlagFilename("config", "yaml", "yml", "json")
 	_ = cmd.MarkFlagFilename("junit", "xml")
+	_ = cmd.MarkFlagDirname("html")
 	_ = cmd.MarkFlagDirname("assets")
 	return cmd
 }
@@ -163,6 +171,11 @@ func runTest(ctx context.Context, o *testFlags, stdout, stderr io.Writer) int {
 	if bad {
 		return exitInput
 	}
+	reports, err := htmlReports(o, files)
+	if err != nil {
+		fmt.Fprintf(stderr, "playground test: --html: %v\n", err)
+		return exitInput
+	}
 	if assets == "" {
 		if assets, err = obtainAssets(ctx, stderr); err != nil {
 			fmt.Fprintf(stderr, "playground test: %v\n", err)
@@ -173,9 +186,16 @@ func runTest(ctx context.Context, o *testFlags, stdout, stderr io.Writer) int {
 	var results []*policytest.FileResult
 	for i, t := range files {
 		fmt.Fprintf(stderr, "testing %s (%d/%d)\n", t.path, i+1, len(files))
-		r := testOne(ctx, assets, o, t, filepath.Join(dir, fmt.Sprintf("file-%d", i+1)), stderr)
+		r, runs := testOne(ctx, assets, o, t, filepath.Join(dir, fmt.Sprintf("file-%d", i+1)), stderr)
 		if r.Err != nil {
 			keepDir = true
+		}
+		if reports != nil {
+			r.HTMLReport = reports[i]
+			if err := writeHTML(r.HTMLReport, testPage(r, runs, o.groupBy), stderr); err != nil {
+				fmt.Fprintf(stderr, "playground test: --html: %v\n", err)
+				return exitTestNotRun
+			}
 		}
 		results = append(results, r)
 		if err := policytest.WriteText(stdout, r); err != nil {
@@ -228,8 +248,9 @@ func testOptions(assets string, o *testFlags, t *testFile, workDir string) playg
 	}
 }
 
-// testOne runs one file under each of its configs and evaluates it.
-func testOne(ctx context.Context, assets string, o *testFlags, t *testFile, workDir string, stderr io.Writer) *policytest.FileResult {
+// testOne runs one file under each of its configs and evaluates it; it
+// returns the runs too (what ran of them, if the scenario could not run).
+func testOne(ctx context.Context, assets string, o *testFlags, t *testFile, workDir string, stderr io.Writer) (*policytest.FileResult, []report.Run) {
 	r := &policytest.FileResult{File: t.path, Config: t.configs[0]}
 	for i, a := range t.file.Scenario.Expect {
 		name := a.Name
@@ -242,7 +263,7 @@ func testOne(ctx context.Context, assets string, o *testFlags, t *testFile, work
 	defer func() { r.Time = time.Since(start) }()
 	if err := os.MkdirAll(workDir, 0o700); err != nil {
 		r.Err = err
-		return r
+		return r, nil
 	}
 	opts := testOptions(assets, o, t, workDir)
 	opts.Progress = stderr
@@ -252,7 +273,10 @@ func testOne(ctx context.Context, assets string, o *testFlags, t *testFile, work
 		// A timeout leaves a placement that is not the scenario's end:
 		// its assertions are not evaluated on it.
 		r.Err = err
-		return r
+		if session == nil {
+			return r, nil
+		}
+		return r, session.Results()
 	}
 	// The expectations are checked against what ran: the plan of the
 	// scenario's config and the nodes as that run created them.
@@ -269,18 +293,5 @@ func testOne(ctx context.Context, assets string, o *testFlags, t *testFile, work
 		in.OtherNames[written] = t.configs[i]
 	}
 	r.Outcomes = policytest.Evaluate(in)
-	return r
-}
-
-// writeJUnitFile writes the results as JUnit XML to path.
-func writeJUnitFile(path string, results []*policytest.FileResult) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := policytest.WriteJUnit(f, results); err != nil {
-		_ = f.Close()
-		return err
-	}
-	return f.Close()
+	return r, session.Results()
 }
