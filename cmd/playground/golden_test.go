@@ -50,6 +50,7 @@ var goldenRuns = []struct {
 	{scenario: "consolidation.yaml", config: "../../manifests/nodelesspods/consolidation-config.yaml", compare: scenarios + "mostpods-config.yaml"},
 	{scenario: "placement.yaml", config: scenarios + "placement-config.yaml", compare: defaultProfile},
 	{scenario: "maintenance.yaml", config: "../../manifests/maintenancewindow/scheduler-config.yaml", compare: defaultProfile},
+	{scenario: "maintenance-signals.yaml", config: "../../manifests/maintenancewindow/scheduler-config.yaml", compare: scenarios + "maintenance-signals-off-config.yaml"},
 	{scenario: "maintenance-lookahead.yaml", config: scenarios + "maintenance-lookahead-config.yaml", compare: scenarios + "maintenance-lookahead-off-config.yaml"},
 	{scenario: "repack.yaml", config: "../../manifests/nodelesspods/consolidation-config.yaml", compare: defaultProfile},
 	{scenario: "rebalance.yaml", config: scenarios + "rebalance-config.yaml", args: []string{"--descheduler", scenarios + "rebalance-descheduler-policy.yaml"}},
