@@ -139,7 +139,7 @@ release-manifests: ## Render manifests/install with image $(IMAGE) into _output/
 
 .PHONY: test
 ifeq ($(MODFILE),go.mod)
-test: unit-test integration-test upstream-perf-test doc-test image-test minors-test ## Run every test CI runs; with KUBE_MINOR=<older minor>, that minor's.
+test: unit-test integration-test upstream-perf-test doc-test browser-test image-test minors-test ## Run every test CI runs; with KUBE_MINOR=<older minor>, that minor's.
 else
 test: unit-test integration-test playground-test release-test
 endif
@@ -192,6 +192,22 @@ release-test: envtest ## With KUBE_MINOR=<older minor>: its release tree builds,
 .PHONY: doc-test
 doc-test: envtest helm kubectl karpenter build playground ## Run the command blocks of README.md and the docs it links, in a copy of the clone.
 	$(GO) test -count=1 -timeout 40m ./test/docs/...
+
+# The playground's HTML report in a real browser: headless Chromium from
+# Debian's chromium package, which hack/install-chromium.sh installs when it
+# may (root or passwordless sudo). When it cannot, it says why and the tests
+# skip with their own message; once Chromium is there they must run.
+.PHONY: browser-test
+browser-test: envtest playground ## Load the playground's HTML reports in headless Chromium (installs Debian's chromium when missing).
+	@if hack/install-chromium.sh; then export BROWSER_TEST_REQUIRED=1; else echo "browser-test: SKIPPED: no Chromium (above)"; fi; \
+		$(GO) test -count=1 -timeout 15m ./test/browser/ -playground $(BIN_DIR)/playground -assets $(BIN_DIR)
+
+# The screenshots in README.md, taken by the browser tests.
+.PHONY: report-screenshots
+report-screenshots: envtest playground ## Retake doc/images/playground-report.png and playground-compare.png with the browser tests.
+	hack/install-chromium.sh
+	BROWSER_TEST_REQUIRED=1 $(GO) test -count=1 -run 'TestTutorialReport|TestCompareReport' ./test/browser/ \
+		-playground $(BIN_DIR)/playground -assets $(BIN_DIR) -screenshots $(CURDIR)/doc/images
 
 .PHONY: unit-test
 unit-test: envtest ## Unit tests with the race detector, including the fuzz seed corpora (the playground's apply and settle steps run theirs on the embedded cluster).
