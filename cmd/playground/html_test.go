@@ -116,24 +116,25 @@ func TestReportNames(t *testing.T) {
 }
 
 // TestTestPage: each assertion is an expectation of the page, pass or
-// fail with its message; all fail when the scenario could not run.
+// fail with its message and the pods it concerned; all fail, with no pod,
+// when the scenario could not run.
 func TestTestPage(t *testing.T) {
 	r := &policytest.FileResult{File: "dir/s.yaml", Outcomes: []policytest.Outcome{
-		{Index: 0, Name: "spread", Passed: true},
-		{Index: 1, Name: "in the US", Message: "2 of 6 pods are not on nodes us"},
+		{Index: 0, Name: "spread", Passed: true, Pods: []string{"default/a"}, MorePods: 2, At: "after step 1 (scale)"},
+		{Index: 1, Name: "in the US", Message: "2 of 6 pods are not on nodes us", Pods: []string{"default/a", "default/b"}, Failing: []string{"default/b"}, MoreFailing: 1, Other: "o.yaml"},
 	}}
 	got := testPage(r, nil, "zone")
 	want := htmlreport.Page{Title: "s.yaml", GroupBy: "zone", Expectations: []htmlreport.Expectation{
-		{Name: "expect[0] spread", Passed: true},
-		{Name: "expect[1] in the US", Message: "2 of 6 pods are not on nodes us"},
+		{Name: "expect[0] spread", Passed: true, Pods: []string{"default/a"}, MorePods: 2, At: "after step 1 (scale)"},
+		{Name: "expect[1] in the US", Message: "2 of 6 pods are not on nodes us", Pods: []string{"default/a", "default/b"}, Failing: []string{"default/b"}, MoreFailing: 1, Other: "o.yaml"},
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("page (-want +got):\n%s", diff)
 	}
 	r.Err = errors.New("timed out")
 	for _, e := range testPage(r, nil, "").Expectations {
-		if e.Passed || e.Message != "the scenario could not run: timed out" {
-			t.Errorf("%s: passed %v, message %q; want a failure saying the scenario could not run", e.Name, e.Passed, e.Message)
+		if e.Passed || e.Message != "the scenario could not run: timed out" || e.Pods != nil || e.Failing != nil {
+			t.Errorf("%s: passed %v, message %q, pods %v %v; want a failure saying the scenario could not run, no pod", e.Name, e.Passed, e.Message, e.Pods, e.Failing)
 		}
 	}
 }
@@ -269,10 +270,25 @@ func TestHTMLPolicyTest(t *testing.T) {
 		passing: `<li class="pass"><b>expect[0] spread by one at most</b>`,
 		failing: `<li class="fail"><b>expect[0] two per node at most</b>`,
 	}
+	// Every pod is selected: 7 marks; the third pod on the node of 3
+	// broke the failing one.
+	podMarks := map[string]map[string]int{
+		passing: {`<span class="emark pass"`: 7, `broke"`: 0},
+		failing: {`<span class="emark held"`: 6, `<span class="emark fail"`: 1, `broke"`: 1},
+	}
 	for file, report := range reports {
 		page, columns := readReport(t, report)
 		if !strings.Contains(page, marks[file]) {
 			t.Errorf("%s lacks %s", report, marks[file])
+		}
+		stacks := ""
+		for _, m := range nodeColumnRE.FindAllStringSubmatch(page, -1) {
+			stacks += m[2]
+		}
+		for mark, want := range podMarks[file] {
+			if got := strings.Count(stacks, mark); got != want {
+				t.Errorf("%s: %d pod blocks with %s, want %d", report, got, mark, want)
+			}
 		}
 		if len(columns) != 3 {
 			t.Errorf("%s: %d node columns, want 3", report, len(columns))

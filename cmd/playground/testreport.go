@@ -73,13 +73,16 @@ func htmlReports(o *testFlags, files []*testFile) ([]string, error) {
 
 // testPage is the report of one file of playground test: its runs (the
 // scenario's config, then its samePlacementsAs configs) and the outcome
-// of each assertion.
+// of each assertion with the pods it concerned, which the report marks
+// on the first run's picture.
 func testPage(r *policytest.FileResult, runs []report.Run, groupBy string) htmlreport.Page {
 	p := htmlreport.Page{Title: filepath.Base(r.File), Runs: runs, GroupBy: groupBy}
 	for _, o := range r.Outcomes {
-		e := htmlreport.Expectation{Name: fmt.Sprintf("expect[%d] %s", o.Index, o.Name), Passed: o.Passed && r.Err == nil, Message: o.Message}
+		e := htmlreport.Expectation{Name: fmt.Sprintf("expect[%d] %s", o.Index, o.Name), Passed: o.Passed && r.Err == nil, Message: o.Message,
+			Pods: o.Pods, MorePods: o.MorePods, Failing: o.Failing, MoreFailing: o.MoreFailing, At: o.At, Other: o.Other}
 		if r.Err != nil {
-			e.Message = "the scenario could not run: " + r.Err.Error()
+			// Nothing was evaluated: no pod to mark.
+			e = htmlreport.Expectation{Name: e.Name, Message: "the scenario could not run: " + r.Err.Error()}
 		}
 		p.Expectations = append(p.Expectations, e)
 	}

@@ -44,6 +44,10 @@ const (
 	MaxListed = 5
 	// MaxExplained is how many pods' explanations a failure gives.
 	MaxExplained = 3
+	// MaxMarked is how many pods an outcome's Pods and Failing hold: the
+	// HTML report marks them on its picture, and an assertion over 50,000
+	// pods must not keep 50,000 names per outcome.
+	MaxMarked = 1000
 )
 
 // Outcome is the result of one assertion.
@@ -57,6 +61,24 @@ type Outcome struct {
 	Message string
 	// Details are the explanations of the pods concerned, several lines.
 	Details string
+	// Pods are the pods (namespace/name) the assertion selected, in
+	// result order, at most MaxMarked; MorePods counts the others.
+	Pods     []string
+	MorePods int
+	// Failing are those of Pods its failure names (the pods it explains
+	// the failure by), at most MaxMarked; MoreFailing counts the others.
+	Failing     []string
+	MoreFailing int
+	// At is "" when Pods and Failing are the scenario's pods at the end of
+	// its run under its own config; otherwise when they were taken, as
+	// messages say it ("after step 2 (...)", "once the objects settled"):
+	// a picture of the end would show other pods, or the same pods
+	// elsewhere.
+	At string
+	// Other is the samePlacementsAs config (as messages name it) whose
+	// pods the assertion compared with: Pods and Failing hold none of
+	// them, only those of the scenario's own config.
+	Other string
 }
 
 // Input is what Evaluate reads.
@@ -91,7 +113,7 @@ func Evaluate(in Input) []Outcome {
 		if o.Name == "" {
 			o.Name = Describe(a)
 		}
-		o.Message, o.Details = e.check(a)
+		e.check(a, &o)
 		o.Passed = o.Message == ""
 		out = append(out, o)
 	}
@@ -104,15 +126,34 @@ type evaluator struct {
 	nodeLabels map[string]labels.Set
 }
 
-// failure is a message and the explanations of the pods it names.
+// failure is a message, the explanations of the pods it names, and those
+// pods of the scenario's own run.
 type failure struct {
-	msg     string
-	details bytes.Buffer
-	shown   int
+	msg         string
+	details     bytes.Buffer
+	shown       int
+	failing     []string
+	moreFailing int
 }
 
-// explain adds pod's explanation, up to MaxExplained of them.
+// explain adds pod's explanation, up to MaxExplained of them, and counts
+// pod as failing the assertion. run names another run than the scenario's
+// own config's in the text ("" for none); the pod is of that own run.
 func (f *failure) explain(run string, p *report.PodResult) {
+	if len(f.failing) < MaxMarked {
+		f.failing = append(f.failing, podName(p))
+	} else {
+		f.moreFailing++
+	}
+	f.explainOnly(run, p)
+}
+
+// explainOther adds the explanation of a pod of another run (a
+// samePlacementsAs config): the report cannot mark it on the picture of
+// the scenario's own run.
+func (f *failure) explainOther(run string, p *report.PodResult) { f.explainOnly(run, p) }
+
+func (f *failure) explainOnly(run string, p *report.PodResult) {
 	if f.shown >= MaxExplained {
 		return
 	}
@@ -132,11 +173,25 @@ func (f *failure) explain(run string, p *report.PodResult) {
 	_ = report.WriteExplanation(&f.details, p.Explain, "  ")
 }
 
-func (e *evaluator) check(a *scenario.Assertion) (string, string) {
+// check sets o's Message (empty when a holds), Details and the pods it
+// concerned.
+func (e *evaluator) check(a *scenario.Assertion, o *Outcome) {
 	r, when := e.resultAt(a.AfterStep)
+	o.At = strings.TrimPrefix(when, " ")
+	if a.SamePlacementsAs != nil {
+		o.Other = e.otherName(a.SamePlacementsAs.Config)
+	}
 	pods := e.selectPods(r, a.Pods)
+	for _, p := range pods {
+		if len(o.Pods) == MaxMarked {
+			o.MorePods = len(pods) - MaxMarked
+			break
+		}
+		o.Pods = append(o.Pods, podName(p))
+	}
 	if len(pods) == 0 {
-		return fmt.Sprintf("no pod of the result%s matches %s", when, describePods(a.Pods)), ""
+		o.Message = fmt.Sprintf("no pod of the result%s matches %s", when, describePods(a.Pods))
+		return
 	}
 	var f *failure
 	switch {
@@ -156,12 +211,13 @@ func (e *evaluator) check(a *scenario.Assertion) (string, string) {
 		f = e.checkNodes(pods, a.Nodes)
 	}
 	if f == nil {
-		return "", ""
+		return
 	}
 	if when != "" {
-		f.msg = strings.TrimPrefix(when, " ") + ": " + f.msg
+		f.msg = o.At + ": " + f.msg
 	}
-	return f.msg, f.details.String()
+	o.Message, o.Details = f.msg, f.details.String()
+	o.Failing, o.MoreFailing = f.failing, f.moreFailing
 }
 
 // resultAt is the result whose pods an assertion with afterStep checks,

@@ -164,10 +164,7 @@ func place(pods []*report.PodResult, nodes []string, classOf map[string]string, 
 
 func (e *evaluator) checkSame(a *scenario.Assertion, pods []*report.PodResult) *failure {
 	res, ran := e.in.Others[a.SamePlacementsAs.Config]
-	other := a.SamePlacementsAs.Config
-	if shown := e.in.OtherNames[other]; shown != "" {
-		other = shown
-	}
+	other := e.otherName(a.SamePlacementsAs.Config)
 	if !ran {
 		return &failure{msg: fmt.Sprintf("the scenario was not run under %s", other)}
 	}
@@ -191,8 +188,8 @@ func (e *evaluator) checkSame(a *scenario.Assertion, pods []*report.PodResult) *
 	for _, g := range groups {
 		if here.pending[g] != there.pending[g] {
 			diffs = append(diffs, fmt.Sprintf("%s: %d unbound %s, %d under %s", g, here.pending[g], mine, there.pending[g], other))
-			f.explainGroup(g, e.in.Config, here, func(p *report.PodResult) bool { return p.Node == "" }, classOf, "")
-			f.explainGroup(g, other, there, func(p *report.PodResult) bool { return p.Node == "" }, classOf, "")
+			f.explainGroup(g, e.in.Config, true, here, func(p *report.PodResult) bool { return p.Node == "" }, classOf, "")
+			f.explainGroup(g, other, false, there, func(p *report.PodResult) bool { return p.Node == "" }, classOf, "")
 		}
 		for _, c := range classes {
 			h, t := here.counts[g][c], there.counts[g][c]
@@ -201,8 +198,8 @@ func (e *evaluator) checkSame(a *scenario.Assertion, pods []*report.PodResult) *
 			}
 			diffs = append(diffs, fmt.Sprintf("%s on %s: %s %s, %s under %s", g, listed(members[c]), counts(h), mine, counts(t), other))
 			bound := func(p *report.PodResult) bool { return p.Node != "" }
-			f.explainGroup(g, e.in.Config, here, bound, classOf, c)
-			f.explainGroup(g, other, there, bound, classOf, c)
+			f.explainGroup(g, e.in.Config, true, here, bound, classOf, c)
+			f.explainGroup(g, other, false, there, bound, classOf, c)
 		}
 	}
 	if len(diffs) == 0 {
@@ -212,12 +209,26 @@ func (e *evaluator) checkSame(a *scenario.Assertion, pods []*report.PodResult) *
 	return f
 }
 
+// otherName is how messages name a samePlacementsAs config: the path as
+// resolved, or as written.
+func (e *evaluator) otherName(config string) string {
+	if shown := e.in.OtherNames[config]; shown != "" {
+		return shown
+	}
+	return config
+}
+
 // explainGroup explains the first pod of group g in pl that ok accepts and,
-// when class is set, is on a node of it.
-func (f *failure) explainGroup(g, run string, pl placement, ok func(*report.PodResult) bool, classOf map[string]string, class string) {
+// when class is set, is on a node of it; mine says pl is of the scenario's
+// own run (and so the pod fails the assertion there).
+func (f *failure) explainGroup(g, run string, mine bool, pl placement, ok func(*report.PodResult) bool, classOf map[string]string, class string) {
 	for _, p := range pl.pods[g] {
 		if ok(p) && (class == "" || classOf[p.Node] == class) {
-			f.explain(run, p)
+			if mine {
+				f.explain(run, p)
+			} else {
+				f.explainOther(run, p)
+			}
 			return
 		}
 	}

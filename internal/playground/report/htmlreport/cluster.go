@@ -56,6 +56,8 @@ type podView struct {
 	Moved           bool
 	Explain         string // id of the pod's explanation, "" for none
 	Reason          string
+	Marks           []podMark // the expectations that concerned the pod
+	Broke           bool      // the pod broke one of them
 }
 
 func podID(run, i int) string     { return fmt.Sprintf("r%d-p%d", run+1, i) }
@@ -70,9 +72,10 @@ func colour(key string) int {
 }
 
 // cluster lays run's nodes out as columns (grouped by the groupBy label
-// when the nodes have labels) with their pods, and lists the pods that
-// have no node. note says why the nodes are not grouped when asked to.
-func cluster(run int, r report.Result, groupBy string, moved map[int]bool, compact bool) (groups []groupView, unscheduled []podView, note string) {
+// when the nodes have labels) with their pods, each with its expectation
+// marks, and lists the pods that have no node. note says why the nodes
+// are not grouped when asked to.
+func cluster(run int, r report.Result, groupBy string, moved map[int]bool, marks map[int][]podMark, compact bool) (groups []groupView, unscheduled []podView, note string) {
 	byName := map[string]*nodeView{}
 	var scenario, added, extra []*nodeView
 	for _, n := range r.Nodes {
@@ -88,7 +91,10 @@ func cluster(run int, r report.Result, groupBy string, moved map[int]bool, compa
 		}
 	}
 	for i, p := range r.Pods {
-		pv := podView{ID: podID(run, i), Title: p.Namespace + "/" + p.Name, Name: p.Name, Moved: moved[i], Reason: p.Reason}
+		pv := podView{ID: podID(run, i), Title: p.Namespace + "/" + p.Name, Name: p.Name, Moved: moved[i], Reason: p.Reason, Marks: marks[i]}
+		for _, m := range pv.Marks {
+			pv.Broke = pv.Broke || m.Class == "fail"
+		}
 		key := p.Object
 		if key == "" {
 			key = pv.Title

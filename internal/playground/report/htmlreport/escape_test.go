@@ -51,7 +51,8 @@ func TestMarkupEscaped(t *testing.T) {
 	r.Share = []report.ShareResult{{After: hostile, Workload: hostile, Policy: hostile}}
 	r.Karpenter = &report.KarpenterResult{NodePools: []string{hostile}, Nodes: []report.AddedNode{{Name: hostile, NodePool: hostile, Zone: hostile}}}
 	p := Page{Title: hostile, GroupBy: hostile, Runs: []report.Run{{Config: hostile, Result: r}, {Config: hostile, Result: r}},
-		Expectations: []Expectation{{Name: hostile, Message: hostile}}}
+		Expectations: []Expectation{{Name: hostile, Message: hostile, Other: hostile,
+			Pods: []string{"default/" + r.Pods[1].Name}, Failing: []string{"default/" + r.Pods[1].Name}}}}
 	out, doc := render(t, p)
 	// `"><` itself is the template's own: <img is what it would open.
 	for _, raw := range []string{"<script", "</script", "<img", "<b ", "</svg><", "'1'"} {
@@ -73,5 +74,9 @@ func TestMarkupEscaped(t *testing.T) {
 	}
 	if titled != 4 { // pods 1 and the unbound one, in both runs
 		t.Errorf("%d pod titles hold the markup as text, want 4", titled)
+	}
+	marks := byClass(byClass(doc, "run")[0], "emark")
+	if len(marks) != 1 || attr(marks[0], "title") != hostile+": failed: "+hostile {
+		t.Errorf("want pod 1's expectation mark titled with the markup as text, got %d marks", len(marks))
 	}
 }

@@ -52,6 +52,20 @@ type Expectation struct {
 	Name    string
 	Passed  bool
 	Message string
+	// Pods are the pods (namespace/name) it concerned, marked on the first
+	// run's picture; MorePods counts those not listed.
+	Pods     []string
+	MorePods int
+	// Failing are those of them that broke it; MoreFailing counts those
+	// not listed.
+	Failing     []string
+	MoreFailing int
+	// At is "" when Pods are of the first run's end; otherwise when they
+	// were taken (after a step): they are not marked.
+	At string
+	// Other is another run's config that the expectation compared the
+	// first run with: its pods are not in Pods.
+	Other string
 }
 
 //go:embed report.html.tmpl
@@ -71,7 +85,9 @@ func Write(w io.Writer, p Page) error {
 // string passed as data for the template to escape.
 type view struct {
 	Title         string
-	Expectations  []Expectation
+	Expectations  []expectView
+	ExpectNotes   []string
+	Marked        bool // some pod block carries an expectation's mark
 	Failed        int
 	Compare       bool
 	Compact       bool
@@ -102,7 +118,7 @@ type runView struct {
 // build turns p into its view; beyond compactNodes nodes or compactPods
 // pods in a run, every run's nodes are count bars.
 func build(p Page, compactNodes, compactPods int) view {
-	v := view{Title: p.Title, Expectations: p.Expectations, Compare: len(p.Runs) > 1, Threshold: compactNodes, ThresholdPods: compactPods, GroupBy: p.GroupBy}
+	v := view{Title: p.Title, Compare: len(p.Runs) > 1, Threshold: compactNodes, ThresholdPods: compactPods, GroupBy: p.GroupBy}
 	for _, e := range p.Expectations {
 		if !e.Passed {
 			v.Failed++
@@ -111,12 +127,19 @@ func build(p Page, compactNodes, compactPods int) view {
 	for _, r := range p.Runs {
 		v.Compact = v.Compact || len(r.Result.Nodes)+addedCount(r.Result) > compactNodes || len(r.Result.Pods) > compactPods
 	}
+	var marks map[int][]podMark
+	v.Expectations, marks, v.ExpectNotes = expectMarks(p.Expectations, p.Runs, v.Compact)
+	v.Marked = len(marks) > 0
 	moved := movedPods(p.Runs)
 	v.Moved, v.MovedMore = movedTable(p.Runs)
 	for i, r := range p.Runs {
 		rv := runView{N: i + 1, Config: r.Config, Spread: r.Result.Spread, Pods: len(r.Result.Pods), Karpenter: r.Result.Karpenter}
 		var note string
-		rv.Groups, rv.Unscheduled, note = cluster(i, r.Result, p.GroupBy, moved[i], v.Compact)
+		var runMarks map[int][]podMark
+		if i == 0 {
+			runMarks = marks
+		}
+		rv.Groups, rv.Unscheduled, note = cluster(i, r.Result, p.GroupBy, moved[i], runMarks, v.Compact)
 		if note != "" {
 			v.GroupNote = note
 		}
