@@ -180,8 +180,11 @@ require (
 
 tool (
 	go.etcd.io/etcd/server/v3
+	k8s.io/code-generator/cmd/client-gen
 	k8s.io/code-generator/cmd/conversion-gen
 	k8s.io/code-generator/cmd/deepcopy-gen
 	k8s.io/code-generator/cmd/defaulter-gen
+	k8s.io/code-generator/cmd/informer-gen
+	k8s.io/code-generator/cmd/lister-gen
 	k8s.io/kubernetes/cmd/kube-apiserver
 )
