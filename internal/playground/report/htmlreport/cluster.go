@@ -48,6 +48,12 @@ type nodeView struct {
 	// Marks are what keeps pods off the node: taints, conditions, a
 	// maintenance window.
 	Marks []string
+	// Kept are the rejections explained pods met on the node ("kept off
+	// 3 pods: Plugin: reason"), at most keptLines; KeptMore counts the
+	// other reasons, KeptPods the pods.
+	Kept     []string
+	KeptMore int
+	KeptPods int
 }
 
 type podView struct {
@@ -118,6 +124,10 @@ func cluster(run int, r report.Result, groupBy string, moved map[int]bool, marks
 		if !compact {
 			nv.Blocks = append(nv.Blocks, pv)
 		}
+	}
+	k := keptOff(r)
+	for name, nv := range byName {
+		setKept(nv, k[name])
 	}
 	groups, note = group(r.Nodes, scenario, groupBy)
 	if len(added) > 0 {
