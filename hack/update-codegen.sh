@@ -65,4 +65,6 @@ rm -f descheduler/pkg/policyevictor/zz_generated.*.go
     --output-file zz_generated.defaults.go "${EVICTOR}"
 )
 
-echo "generated code is up to date in apis/config, apis/config/v1, apis/scheduling/v1alpha1, pkg/generated and descheduler/pkg/policyevictor"
+"${ROOT}/hack/update-crds.sh"
+
+echo "generated code is up to date in apis/config, apis/config/v1, apis/scheduling/v1alpha1, pkg/generated, descheduler/pkg/policyevictor and manifests/crds"

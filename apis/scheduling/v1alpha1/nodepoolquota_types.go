@@ -72,8 +72,11 @@ type NodePoolQuotaSpec struct {
 	Teams []TeamQuota `json:"teams"`
 }
 
+// The rule counts namespaces rather than testing has(): an explicit empty
+// list is present but names no namespace.
+// +kubebuilder:validation:XValidation:rule="(has(self.namespaces) && size(self.namespaces) > 0) || has(self.namespaceSelector)",message="a team needs namespaces or a namespaceSelector"
+
 // TeamQuota is one team's namespaces and its limits in the pool.
-// +kubebuilder:validation:XValidation:rule="has(self.namespaces) || has(self.namespaceSelector)",message="a team needs namespaces or a namespaceSelector"
 type TeamQuota struct {
 	// Name names the team in status, events, metrics and the scheduler's
 	// messages.
