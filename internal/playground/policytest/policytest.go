@@ -137,8 +137,9 @@ type failure struct {
 }
 
 // explain adds pod's explanation, up to MaxExplained of them, and counts
-// pod as failing the assertion. run names another run than the scenario's
-// own config's in the text ("" for none); the pod is of that own run.
+// pod as failing the assertion. run, when set, is the config the text
+// names beside the pod ("under <config>"); the pod is of the scenario's
+// own run.
 func (f *failure) explain(run string, p *report.PodResult) {
 	if len(f.failing) < MaxMarked {
 		f.failing = append(f.failing, podName(p))

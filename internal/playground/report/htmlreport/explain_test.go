@@ -17,6 +17,7 @@ limitations under the License.
 package htmlreport
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -118,5 +119,24 @@ func TestExplainHeatmap(t *testing.T) {
 	}
 	if got := text(byTag(doc, "body")[0]); !strings.Contains(got, "1 more feasible nodes not shown") {
 		t.Errorf("the third feasible node is not counted")
+	}
+}
+
+// TestFilteredNodesCapped: a reason met on many nodes lists the first
+// listedNodes of them and counts the rest; the page stays small.
+func TestFilteredNodesCapped(t *testing.T) {
+	r := explained()
+	var nodes []string
+	for i := range 5000 {
+		nodes = append(nodes, fmt.Sprintf("node-%04d", i))
+	}
+	r.Pods[0].Explain.Filtered[0].Nodes = nodes
+	out, doc := render(t, Page{Runs: []report.Run{{Result: r}}})
+	row := text(byTag(byClass(doc, "filtered")[0], "tr")[1])
+	if !strings.Contains(row, "5000: node-0000, node-0001") || !strings.Contains(row, "node-0019 and 4980 more") || strings.Contains(row, "node-0020") {
+		t.Errorf("filtered row %q: want the first %d of 5000 nodes and the count of the rest", row, listedNodes)
+	}
+	if len(out) > 20_000 {
+		t.Errorf("page of %d bytes for one explanation", len(out))
 	}
 }

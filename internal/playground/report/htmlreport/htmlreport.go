@@ -74,7 +74,15 @@ var pageSource string
 // page is parsed once; html/template escapes every value by its context.
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
 	"join": strings.Join,
+	// An explanation's filtered table names at most listedNodes nodes per
+	// reason: a pod rejected everywhere on 5,000 nodes would otherwise add
+	// 5,000 names, and the page grew to 71 MB with 500 such pods.
+	"first": func(s []string) []string { return s[:min(len(s), listedNodes)] },
+	"rest":  func(s []string) int { return max(0, len(s)-listedNodes) },
 }).Parse(pageSource))
+
+// listedNodes is how many node names a filtered reason lists.
+const listedNodes = 20
 
 // Write writes p as one HTML document.
 func Write(w io.Writer, p Page) error {
