@@ -19,6 +19,7 @@ package nodepoolquota
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -199,6 +200,8 @@ func (h *harness) cycle(pod *v1.Pod) result {
 			r.statuses[ni.Node().Name] = s
 		}
 	}
+	// The snapshot lists nodes in map order.
+	slices.Sort(r.feasible)
 	return r
 }
 
