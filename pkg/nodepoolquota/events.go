@@ -103,39 +103,49 @@ func (pl *NodePoolQuota) isSchedulableAfterQuotaChange(logger klog.Logger, pod *
 }
 
 // eases reports whether newQ (nil: deleted) limits the team of namespace ns
-// less than oldQ did. A quota that did not limit the team could not have
-// rejected the pod.
+// less than oldQ did.
 func eases(oldQ, newQ *v1alpha1.NodePoolQuota, ns string, nsLabels map[string]string) bool {
+	return easer(oldQ, newQ)(ns, nsLabels)
+}
+
+// easer compiles oldQ and newQ once and returns eases for them. A quota
+// that did not limit the namespace's team could not have rejected its pods.
+func easer(oldQ, newQ *v1alpha1.NodePoolQuota) func(ns string, nsLabels map[string]string) bool {
 	before, err := quota.Compile(oldQ)
 	if err != nil {
-		// An invalid quota limits no one: it did not reject the pod.
-		return false
+		// An invalid quota limits no one: it rejected no pod.
+		return func(string, map[string]string) bool { return false }
 	}
-	oldT := before.TeamOf(ns, nsLabels)
-	if oldT < 0 {
-		return false
-	}
-	if newQ == nil || !equality.Semantic.DeepEqual(oldQ.Spec.NodeSelector, newQ.Spec.NodeSelector) {
-		return true
-	}
-	after, err := quota.Compile(newQ)
-	if err != nil {
-		return true // it limits no one now
-	}
-	newT := after.TeamOf(ns, nsLabels)
-	if newT < 0 || after.Teams[newT].Name != before.Teams[oldT].Name {
-		return true
-	}
-	limits := map[v1.ResourceName]int64{}
-	for _, l := range after.Teams[newT].Limits {
-		limits[l.Resource] = l.Max
-	}
-	for _, l := range before.Teams[oldT].Limits {
-		if max, ok := limits[l.Resource]; !ok || max > l.Max {
-			return true
+	moved := newQ == nil || !equality.Semantic.DeepEqual(oldQ.Spec.NodeSelector, newQ.Spec.NodeSelector)
+	var after *quota.Quota
+	if !moved {
+		if after, err = quota.Compile(newQ); err != nil {
+			moved = true // it limits no one now
 		}
 	}
-	return false
+	return func(ns string, nsLabels map[string]string) bool {
+		oldT := before.TeamOf(ns, nsLabels)
+		if oldT < 0 {
+			return false
+		}
+		if moved {
+			return true
+		}
+		newT := after.TeamOf(ns, nsLabels)
+		if newT < 0 || after.Teams[newT].Name != before.Teams[oldT].Name {
+			return true
+		}
+		limits := map[v1.ResourceName]int64{}
+		for _, l := range after.Teams[newT].Limits {
+			limits[l.Resource] = l.Max
+		}
+		for _, l := range before.Teams[oldT].Limits {
+			if max, ok := limits[l.Resource]; !ok || max > l.Max {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // asQuota reads a NodePoolQuota from an event's object: unstructured from

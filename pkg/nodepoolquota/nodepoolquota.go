@@ -58,6 +58,9 @@ type NodePoolQuota struct {
 	// namespaces reads namespace labels for namespaceSelectors; nil reads
 	// none (only named namespaces then belong to teams).
 	namespaces corelisters.NamespaceLister
+	// pods are the scheduler's pods, read to retry pending ones when a
+	// quota eases; nil in unit tests that build the plugin alone.
+	pods corelisters.PodLister
 }
 
 var (
