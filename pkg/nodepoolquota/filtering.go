@@ -91,8 +91,8 @@ func (pl *NodePoolQuota) countUsage(pod *v1.Pod, pairs []pair) error {
 				continue
 			}
 			for _, pi := range ni.GetPods() {
-				if other := pi.GetPod(); other.UID != pod.UID {
-					p.count(other, memo.get, 1)
+				if pi.GetPod().UID != pod.UID {
+					p.count(pi, memo.get, 1)
 				}
 			}
 		}
@@ -129,7 +129,7 @@ func (pl *NodePoolQuota) adjust(state fwk.CycleState, pi fwk.PodInfo, nodeInfo f
 	for i := range s.pairs {
 		p := &s.pairs[i]
 		if p.q.InPool(node.Labels) {
-			p.count(pi.GetPod(), pl.namespaceLabels, sign)
+			p.count(pi, pl.namespaceLabels, sign)
 		}
 	}
 	return nil

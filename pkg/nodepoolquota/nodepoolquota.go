@@ -203,16 +203,32 @@ func (m *nsMemo) get(ns string) labels.Set {
 	return l
 }
 
-// counts reports whether other, a pod on a node of p's pool, counts against
-// p's team, and adds sign times its requests to p.used when it does.
-func (p *pair) count(other *v1.Pod, nsLabels func(string) labels.Set, sign int64) bool {
-	if p.q.TeamOf(other.Namespace, nsLabels(other.Namespace)) != p.team {
-		return false
+// count adds sign times what other, a pod on a node of p's pool, requests
+// to p.used when its namespace is in p's team. It reads the requests the
+// framework computed once for the pod (the resources the scheduler's fit
+// counts it for), so that counting a pool allocates nothing.
+func (p *pair) count(other fwk.PodInfo, nsLabels func(string) labels.Set, sign int64) {
+	pod := other.GetPod()
+	if p.q.TeamOf(pod.Namespace, nsLabels(pod.Namespace)) != p.team {
+		return
 	}
-	for i, r := range quota.Requests(other, p.teamQuota()) {
-		p.used[i] += sign * r
+	r := other.CalculateResource().Resource
+	for i, l := range p.teamQuota().Limits {
+		var amount int64
+		switch l.Resource {
+		case v1.ResourcePods:
+			amount = 1
+		case v1.ResourceCPU:
+			amount = r.GetMilliCPU()
+		case v1.ResourceMemory:
+			amount = r.GetMemory()
+		case v1.ResourceEphemeralStorage:
+			amount = r.GetEphemeralStorage()
+		default:
+			amount = r.GetScalarResources()[l.Resource]
+		}
+		p.used[i] += sign * amount
 	}
-	return true
 }
 
 // profileName is the profile label of the plugin's metrics: the handle's

@@ -508,3 +508,33 @@ func BenchmarkPreFilterNoTeam(b *testing.B) {
 		pl.PreFilter(ctx, state, pod, nil)
 	}
 }
+
+// TestUsageOfEveryKindOfLimit checks the usage PreFilter counts for cpu
+// (millicores), memory (bytes), pods and an extended resource, from pods
+// with init containers, and that pods of other teams and other pools do
+// not count.
+func TestUsageOfEveryKindOfLimit(t *testing.T) {
+	q := poolQuota("h100", "1",
+		teamQuota("team-a", []string{"a-1"}, "cpu", "100", "memory", "100Gi", "pods", "100", string(gpu), "100"),
+		teamQuota("team-b", []string{"b-1"}, "cpu", "100"))
+	res := map[v1.ResourceName]string{v1.ResourceCPU: "500m", v1.ResourceMemory: "1Gi", gpu: "2"}
+	withInit := st.MakePod().Name("init").Namespace("a-1").Node("h1").Res(res).
+		InitReq(map[v1.ResourceName]string{v1.ResourceCPU: "3"}).Obj()
+	plain := st.MakePod().Name("plain").Namespace("a-1").Node("h2").Res(res).Obj()
+	otherTeam := st.MakePod().Name("b").Namespace("b-1").Node("h2").Res(res).Obj()
+	otherPool := st.MakePod().Name("g").Namespace("a-1").Node("g1").Res(res).Obj()
+	h := newHarness(t, nil, []*v1alpha1.NodePoolQuota{q}, clusterNodes(), withInit, plain, otherTeam, otherPool)
+	r := h.cycle(gpuPod("p", "a-1", 1, 0))
+	s, err := readState(r.state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Limits sort by name: cpu, memory, nvidia.com/gpu, pods.
+	want := []int64{3000 + 500, 2 << 30, 4, 2}
+	if len(s.pairs) != 1 {
+		t.Fatalf("%d pairs, want 1", len(s.pairs))
+	}
+	if diff := cmp.Diff(want, s.pairs[0].used); diff != "" {
+		t.Errorf("team-a's usage (-want +got):\n%s", diff)
+	}
+}
