@@ -75,7 +75,9 @@ func TestQuotaChangeHint(t *testing.T) {
 	}
 	raised := h100("12")
 	lowered := h100("8")
-	otherTeamRaised := edit(func(q *v1alpha1.NodePoolQuota) { q.Spec.Teams[1] = teamQuota("team-b", []string{"b-1"}, string(gpu), "20") })
+	otherTeamRaised := edit(func(q *v1alpha1.NodePoolQuota) {
+		q.Spec.Teams[1] = teamQuota("team-b", []string{"b-1"}, string(gpu), "20")
+	})
 	cpuAdded := edit(func(q *v1alpha1.NodePoolQuota) { q.Spec.Teams[0].Limits[v1.ResourceCPU] = *(resourceQ("4")) })
 	gpuRemoved := edit(func(q *v1alpha1.NodePoolQuota) {
 		delete(q.Spec.Teams[0].Limits, gpu)
