@@ -26,6 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	fwk "k8s.io/kube-scheduler/framework"
@@ -52,7 +53,12 @@ func New(ctx context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plugin, error
 	if h == nil || h.KubeConfig() == nil {
 		return nil, fmt.Errorf("%s needs the scheduler's kubeconfig to watch NodePoolQuotas", Name)
 	}
-	client, err := versioned.NewForConfig(h.KubeConfig())
+	// The scheduler's kubeconfig asks for protobuf, which the API server
+	// does not serve for custom resources: every request would fail.
+	cfg := rest.CopyConfig(h.KubeConfig())
+	cfg.ContentType = runtime.ContentTypeJSON
+	cfg.AcceptContentTypes = runtime.ContentTypeJSON
+	client, err := versioned.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s: a NodePoolQuota client: %w", Name, err)
 	}
