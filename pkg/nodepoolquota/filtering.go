@@ -79,7 +79,7 @@ func (pl *NodePoolQuota) countUsage(pod *v1.Pod, pairs []pair) error {
 	if err != nil {
 		return fmt.Errorf("%s: listing the snapshot's nodes: %w", Name, err)
 	}
-	memo := nsMemo{pl: pl}
+	memo := nsMemo{pl: pl, skip: !readsLabels(pairs)}
 	for _, ni := range nodes {
 		node := ni.Node()
 		if node == nil {
@@ -98,6 +98,19 @@ func (pl *NodePoolQuota) countUsage(pod *v1.Pod, pairs []pair) error {
 		}
 	}
 	return nil
+}
+
+// readsLabels reports whether a quota of pairs selects namespaces by label:
+// only then does counting need the labels of the pods' namespaces.
+func readsLabels(pairs []pair) bool {
+	for i := range pairs {
+		for _, t := range pairs[i].q.Teams {
+			if t.Selector != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // PreFilterExtensions returns the plugin: the usage of a team changes with

@@ -184,12 +184,14 @@ func (pl *NodePoolQuota) pairsFor(pod *v1.Pod) []pair {
 
 // nsMemo remembers, for one cycle, the labels of the namespaces read.
 type nsMemo struct {
-	pl     *NodePoolQuota
+	pl *NodePoolQuota
+	// skip is true when no quota counted selects namespaces by label.
+	skip   bool
 	labels map[string]labels.Set
 }
 
 func (m *nsMemo) get(ns string) labels.Set {
-	if m.pl.namespaces == nil {
+	if m.skip || m.pl.namespaces == nil {
 		return nil
 	}
 	if l, ok := m.labels[ns]; ok {
