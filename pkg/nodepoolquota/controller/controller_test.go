@@ -27,6 +27,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/component-base/metrics"
+	"k8s.io/component-base/metrics/legacyregistry"
+	"k8s.io/component-base/metrics/testutil"
 
 	"github.com/adminsched/scheduler-plugins/apis/scheduling/v1alpha1"
 )
@@ -269,3 +272,99 @@ func first(s []string) string {
 	}
 	return s[0]
 }
+
+// TestConflictRetried: a lift that loses a race fails the sync, which the
+// queue retries; the retry lifts the pod, and no other.
+func TestConflictRetried(t *testing.T) {
+	objs := append(poolCluster(1), gatedPod("a", "first", 0, 1, withNodeSelector(inPool)), gatedPod("a", "second", 1, 1, withNodeSelector(inPool)))
+	h := newHarness(t, objs...)
+	h.conflictNext.Store(true)
+	if err := h.ctl.sync(h.ctx); err == nil || !strings.Contains(err.Error(), "lifting the gate of pod a/first") {
+		t.Fatalf("sync on a conflict: %v, want an error naming a/first", err)
+	}
+	h.settleAndSync()
+	if got := h.ungated("a"); !slices.Equal(got, []string{"first"}) {
+		t.Errorf("after the retry: ungated %v, want first", got)
+	}
+}
+
+// TestMetrics: used, limit and held per pool and team, cpu in cores; a
+// deleted quota's series go.
+func TestMetrics(t *testing.T) {
+	objs := poolCluster(2)
+	cpuQuota := npq("cpu-pool", inPool, "team-a", []string{"a"}, v1.ResourceList{v1.ResourceCPU: resource.MustParse("1500m")})
+	objs = append(objs, cpuQuota)
+	for i := range 3 {
+		p := gatedPod("a", fmt.Sprintf("run-%d", i), i, 1, withNodeSelector(inPool), withGates(), withCPU("500m"))
+		p.Spec.NodeName = "gpu-1"
+		objs = append(objs, p)
+	}
+	objs = append(objs, gatedPod("a", "held", 9, 1, withNodeSelector(inPool), withCPU("1")))
+	h := newHarness(t, objs...)
+	h.sync()
+	gauge := func(g interface{ Get() (float64, error) }) float64 {
+		v, err := g.Get()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, m := range []struct {
+		name string
+		got  float64
+		want float64
+	}{
+		{"used gpu", gauge(gaugeOf(usedGauge, "gpu", "team-a", "nvidia.com/gpu")), 3},
+		{"limit gpu", gauge(gaugeOf(limitGauge, "gpu", "team-a", "nvidia.com/gpu")), 2},
+		{"used cpu", gauge(gaugeOf(usedGauge, "cpu-pool", "team-a", "cpu")), 1.5},
+		{"limit cpu", gauge(gaugeOf(limitGauge, "cpu-pool", "team-a", "cpu")), 1.5},
+		{"held gpu", gauge(gaugeOf(heldGauge, "gpu", "team-a")), 1},
+		{"held cpu-pool", gauge(gaugeOf(heldGauge, "cpu-pool", "team-a")), 1},
+	} {
+		if m.got != m.want {
+			t.Errorf("%s: %v, want %v", m.name, m.got, m.want)
+		}
+	}
+	if err := h.npq.SchedulingV1alpha1().NodePoolQuotas().Delete(h.ctx, "cpu-pool", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	h.settleAndSync()
+	for _, name := range []string{"nodepoolquota_used", "nodepoolquota_limit", "nodepoolquota_held_pods"} {
+		// Other tests' controllers leave their pools' series (zone-x).
+		if pools := seriesPools(t, name); slices.Contains(pools, "cpu-pool") || !slices.Contains(pools, "gpu") {
+			t.Errorf("%s has series of pools %v after cpu-pool went, want gpu's and not cpu-pool's", name, pools)
+		}
+	}
+}
+
+// seriesPools are the pool labels of the series of the metric name.
+func seriesPools(t *testing.T, name string) []string {
+	t.Helper()
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pools []string
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "pool" {
+					pools = append(pools, l.GetValue())
+				}
+			}
+		}
+	}
+	return pools
+}
+
+// gaugeOf reads a child of a gauge vec.
+func gaugeOf(vec *metrics.GaugeVec, labels ...string) interface{ Get() (float64, error) } {
+	return gaugeReader{vec.WithLabelValues(labels...)}
+}
+
+type gaugeReader struct{ g metrics.GaugeMetric }
+
+func (r gaugeReader) Get() (float64, error) { return testutil.GetGaugeMetricValue(r.g) }

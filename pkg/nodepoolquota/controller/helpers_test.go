@@ -63,6 +63,8 @@ type harness struct {
 	rv     atomic.Int64
 	// podUpdates counts the pod writes that went through.
 	podUpdates atomic.Int32
+	// conflictNext, when set, answers the next pod write with a conflict.
+	conflictNext atomic.Bool
 }
 
 func newHarness(t *testing.T, objs ...runtime.Object) *harness {
@@ -114,6 +116,9 @@ func (h *harness) add(o runtime.Object) {
 // one, and otherwise stores it with a new one.
 func (h *harness) guardUpdate(a clienttesting.Action) (bool, runtime.Object, error) {
 	pod := a.(clienttesting.UpdateAction).GetObject().(*v1.Pod).DeepCopy()
+	if h.conflictNext.Swap(false) {
+		return true, nil, apierrors.NewConflict(podsGVR.GroupResource(), pod.Name, fmt.Errorf("another writer came first"))
+	}
 	cur, err := h.client.Tracker().Get(podsGVR, pod.Namespace, pod.Name)
 	if err != nil {
 		return true, nil, err
