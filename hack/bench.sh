@@ -184,7 +184,7 @@ if [[ -s $OUT/perf.txt ]]; then
 		while IFS= read -r f; do
 			d=$(basename "$(dirname "$f")")
 			jq -r --arg tag "$([[ $d == perf-data ]] || echo "@$d")" '.dataItems[] | select(.labels.Metric == "scheduler_plugin_execution_duration_seconds" and .data != null)
-				| select(.labels.plugin == "NodeLessPods" or .labels.plugin == "PlacementPolicy" or (.labels.plugin | startswith("NoOp")) or .labels.plugin == "MaintenanceWindow" or .labels.plugin == "OnDemandShare" or .labels.plugin == "NodeAffinity" or .labels.plugin == "PodTopologySpread" or .labels.plugin == "NodeResourcesBalancedAllocation")
+				| select(.labels.plugin == "NodeLessPods" or .labels.plugin == "PlacementPolicy" or (.labels.plugin | startswith("NoOp")) or .labels.plugin == "MaintenanceWindow" or .labels.plugin == "OnDemandShare" or .labels.plugin == "NodePoolQuota" or .labels.plugin == "NodeAffinity" or .labels.plugin == "PodTopologySpread" or .labels.plugin == "NodeResourcesBalancedAllocation")
 				| "\(.labels.Name | split("/")[1:3] | join("/"))\($tag)|\(.labels.plugin)|\(.labels.extension_point) \(.data.Average)"' \
 				"$f" >>"$OUT/plugins.kv"
 		done < <(find "$OUT/perf-data" -name '*.json' | sort)

@@ -19,6 +19,7 @@ package nodepoolquota
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -49,7 +50,10 @@ var syncTimeout = time.Minute
 // client of the scheduler's kubeconfig and waits for their first list, and
 // reads namespace labels (for namespaceSelectors) and pending pods (to
 // retry them when a quota eases) from the scheduler's informers.
-func New(ctx context.Context, _ runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+func New(ctx context.Context, args runtime.Object, h fwk.Handle) (fwk.Plugin, error) {
+	if err := noArgs(args); err != nil {
+		return nil, err
+	}
 	if h == nil || h.KubeConfig() == nil {
 		return nil, fmt.Errorf("%s needs the scheduler's kubeconfig to watch NodePoolQuotas", Name)
 	}
@@ -179,4 +183,21 @@ func (pl *NodePoolQuota) retryEased(logger klog.Logger, oldObj, newObj interface
 		logger.V(4).Info("A NodePoolQuota eased: retrying the pending pods of its teams", "quota", klog.KObj(oldQ), "pods", len(retry))
 		pl.handle.Activate(logger, retry)
 	}
+}
+
+// noArgs refuses args given in a pluginConfig entry: the plugin has no args
+// kind, so the scheduler hands them over undecoded, and ignoring them would
+// hide a misconfiguration.
+func noArgs(args runtime.Object) error {
+	if args == nil {
+		return nil
+	}
+	if u, ok := args.(*runtime.Unknown); ok {
+		switch strings.TrimSpace(string(u.Raw)) {
+		case "", "{}", "null":
+			return nil
+		}
+		return fmt.Errorf("pluginConfig[%s].args: %s takes no args (its quotas are NodePoolQuota objects), got %s; remove the args", Name, Name, u.Raw)
+	}
+	return fmt.Errorf("pluginConfig[%s].args: %s takes no args, got %T; remove the args", Name, Name, args)
 }

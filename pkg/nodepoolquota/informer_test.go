@@ -148,3 +148,23 @@ func TestNewWatchesQuotas(t *testing.T) {
 		t.Errorf("activated %v, want only a-1/pending (team-a, not bound)", got)
 	}
 }
+
+// TestNewRefusesArgs: the plugin has no args kind, so args in its
+// pluginConfig entry reach New undecoded; they are refused, not ignored.
+func TestNewRefusesArgs(t *testing.T) {
+	for _, raw := range []string{"", "{}", "null"} {
+		if err := noArgs(&runtime.Unknown{Raw: []byte(raw)}); err != nil {
+			t.Errorf("args %q: %v, want none", raw, err)
+		}
+	}
+	if err := noArgs(nil); err != nil {
+		t.Errorf("no args: %v", err)
+	}
+	err := noArgs(&runtime.Unknown{Raw: []byte(`{"limits":{"cpu":"4"}}`)})
+	if err == nil || !strings.Contains(err.Error(), "pluginConfig[NodePoolQuota].args: NodePoolQuota takes no args") {
+		t.Errorf("args given: %v, want an error naming pluginConfig[NodePoolQuota].args", err)
+	}
+	if _, err := New(context.Background(), &runtime.Unknown{Raw: []byte(`{"x":1}`)}, nil); err == nil || !strings.Contains(err.Error(), "takes no args") {
+		t.Errorf("New with args: %v", err)
+	}
+}

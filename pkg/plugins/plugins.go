@@ -28,6 +28,7 @@ import (
 
 	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow"
 	"github.com/adminsched/scheduler-plugins/pkg/nodelesspods"
+	"github.com/adminsched/scheduler-plugins/pkg/nodepoolquota"
 	"github.com/adminsched/scheduler-plugins/pkg/ondemandshare"
 	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy"
 )
@@ -35,8 +36,11 @@ import (
 // Plugin is one entry of the registry.
 type Plugin struct {
 	// Name is the name profiles enable the plugin by; its args kind is
-	// Name+"Args".
+	// Name+"Args" unless NoArgs.
 	Name string
+	// NoArgs is true for a plugin that takes no args: no args kind is
+	// registered, and the scheduler hands its factory nil.
+	NoArgs bool
 	// Factory builds the plugin.
 	Factory frameworkruntime.PluginFactory
 	// Type is a nil pointer of the plugin's type. ExtensionPoints reads the
@@ -51,6 +55,7 @@ func All() []Plugin {
 		{Name: placementpolicy.Name, Factory: placementpolicy.New, Type: (*placementpolicy.PlacementPolicy)(nil)},
 		{Name: maintenancewindow.Name, Factory: maintenancewindow.New, Type: (*maintenancewindow.MaintenanceWindow)(nil)},
 		{Name: ondemandshare.Name, Factory: ondemandshare.New, Type: (*ondemandshare.OnDemandShare)(nil)},
+		{Name: nodepoolquota.Name, Factory: nodepoolquota.New, Type: (*nodepoolquota.NodePoolQuota)(nil), NoArgs: true},
 	}
 }
 

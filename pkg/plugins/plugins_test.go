@@ -50,7 +50,9 @@ func TestAll(t *testing.T) {
 				t.Errorf("Type's Name() = %q, want %q", got, p.Name)
 			}
 			gvk := configv1.SchemeGroupVersion.WithKind(p.Name + "Args")
-			if !scheme.Scheme.Recognizes(gvk) {
+			if recognized := scheme.Scheme.Recognizes(gvk); p.NoArgs && recognized {
+				t.Errorf("the scheduler's config scheme knows %s, but the entry says NoArgs", gvk)
+			} else if !p.NoArgs && !recognized {
 				t.Errorf("the scheduler's config scheme does not know %s: profiles could not configure %s", gvk, p.Name)
 			}
 			if len(p.ExtensionPoints()) == 0 {
