@@ -26,6 +26,7 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	v1 "k8s.io/api/core/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -59,6 +60,7 @@ const gpuResource = v1.ResourceName("nvidia.com/gpu")
 //   - the limit raised to 5: the last 2 gates go within seconds.
 func TestNodePoolQuotaGate(t *testing.T) {
 	tc := newTestContext(t)
+	tc.waitNodePoolQuotaCRDGone()
 	installNodePoolQuotaCRD(tc.ctx, t)
 	tc.applyNodePoolQuotaAdmission()
 	quotas := versioned.NewForConfigOrDie(jsonConfig(adminConfig)).SchedulingV1alpha1().NodePoolQuotas()
@@ -170,6 +172,24 @@ func TestNodePoolQuotaGate(t *testing.T) {
 	tc.waitQuotaStatus(quotas, pool, "none held", func(st *v1alpha1.NodePoolQuotaStatus) bool {
 		return st.HeldPods == 0 && meta.IsStatusConditionFalse(st.Conditions, controller.ConditionAtLimit) && st.ObservedGeneration == cur.Generation+1
 	})
+}
+
+// waitNodePoolQuotaCRDGone waits until a CRD that another test deleted
+// (installNodePoolQuotaCRD deletes it when its test ends) is gone: until
+// then its name cannot be created again.
+func (tc *testContext) waitNodePoolQuotaCRDGone() {
+	tc.t.Helper()
+	crds := apiextensionsclient.NewForConfigOrDie(adminConfig).ApiextensionsV1().CustomResourceDefinitions()
+	err := wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(ctx context.Context) (bool, error) {
+		crd, err := crds.Get(ctx, "nodepoolquotas."+v1alpha1.GroupName, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return err == nil && crd.DeletionTimestamp == nil, err
+	})
+	if err != nil {
+		tc.t.Fatalf("waiting for the deleted NodePoolQuota CRD to go: %v", err)
+	}
 }
 
 // gpuPod is a pod of ns asking for 1 GPU on the nodes with labels sel.
