@@ -38,7 +38,7 @@ LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(K8S_VERSION)+adminsched
 
 # The playground's engine (internal/playground itself) runs whole scenarios on
 # a fresh cluster per row: it runs with the integration tests.
-UNIT_PKGS := ./apis/... ./pkg/... $(filter-out github.com/adminsched/scheduler-plugins/internal/playground,$(shell $(GO) list ./internal/...)) ./cmd/scheduler/... ./cmd/license-driver/... ./cmd/placement-admission/... ./cmd/ondemandshare-controller/... ./cmd/maintenancewindow-controller/... ./hack/release-manifests/... ./test/integration/framework/...
+UNIT_PKGS := ./apis/... ./pkg/... $(filter-out github.com/adminsched/scheduler-plugins/internal/playground,$(shell $(GO) list ./internal/...)) ./cmd/scheduler/... ./cmd/license-driver/... ./cmd/placement-admission/... ./cmd/ondemandshare-controller/... ./cmd/maintenancewindow-controller/... ./cmd/nodepoolquota-controller/... ./hack/release-manifests/... ./test/integration/framework/...
 # On an older minor: what ships for it (the plugins, their args, the binaries
 # and the code they share); the playground runs on the newest minor.
 # Without -race there: the race detector runs on the newest minor over the
@@ -48,7 +48,8 @@ RACE := -race
 ifneq ($(MODFILE),go.mod)
 UNIT_PKGS := ./apis/... ./pkg/... ./internal/pluginnames/... ./internal/schedtrace/... \
 	./internal/licensedriver/... ./internal/controllerrun/... ./cmd/scheduler/... ./cmd/license-driver/... \
-	./cmd/placement-admission/... ./cmd/ondemandshare-controller/... ./cmd/maintenancewindow-controller/...
+	./cmd/placement-admission/... ./cmd/ondemandshare-controller/... ./cmd/maintenancewindow-controller/... \
+	./cmd/nodepoolquota-controller/...
 RACE :=
 endif
 
@@ -56,12 +57,13 @@ endif
 all: build
 
 .PHONY: build
-build: ## Build bin/kube-scheduler, bin/license-driver, bin/placement-admission, bin/ondemandshare-controller and bin/maintenancewindow-controller.
+build: ## Build bin/kube-scheduler, bin/license-driver, bin/placement-admission, bin/ondemandshare-controller, bin/maintenancewindow-controller and bin/nodepoolquota-controller.
 	$(GO) build $(MINOR_FLAGS) -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/kube-scheduler ./cmd/scheduler
 	$(GO) build $(MINOR_FLAGS) -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/license-driver ./cmd/license-driver
 	$(GO) build $(MINOR_FLAGS) -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/placement-admission ./cmd/placement-admission
 	$(GO) build $(MINOR_FLAGS) -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/ondemandshare-controller ./cmd/ondemandshare-controller
 	$(GO) build $(MINOR_FLAGS) -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/maintenancewindow-controller ./cmd/maintenancewindow-controller
+	$(GO) build $(MINOR_FLAGS) -ldflags "$(LDFLAGS)" -o $(BIN_DIR)/nodepoolquota-controller ./cmd/nodepoolquota-controller
 
 # The descheduler is a nested module (descheduler/go.mod), so that importers of
 # the scheduler plugins never inherit its dependencies. It reports upstream's
