@@ -178,9 +178,12 @@ func (e *npqTest) startScheduler(name, kubeconfig string, qps float32, burst int
 	}
 	args, port := e.servingArgs()
 	p := e.runBinary(name, append(args, "--config="+testconfig.Write(e.t, cfg), "--v=2")...)
+	failed := e.test.Failed()
 	checkReadyz(e.test, e.ctx, port)
-	if p.Exited() {
-		e.t.Fatalf("%s exited:\n%s", name, p.Output())
+	if p.Exited() || e.test.Failed() != failed {
+		// The plugin's New waits a minute for the quotas: a scheduler
+		// refused them (RBAC, no CRD) never gets ready.
+		e.t.Fatalf("%s did not get ready:\n%s", name, p.Output())
 	}
 	return p
 }
