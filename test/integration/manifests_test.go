@@ -539,7 +539,7 @@ func TestInstallRBAC(t *testing.T) {
 	// server serves the resource.
 	for _, p := range pluginPermissions {
 		if !allowed(p, "") {
-			t.Errorf("the ServiceAccount may not %s in every namespace: MaintenanceWindow reads it; add it to clusterrole.yaml", p)
+			t.Errorf("the ServiceAccount may not %s in every namespace: one of our plugins reads it; add it to clusterrole.yaml", p)
 		}
 	}
 
@@ -634,11 +634,15 @@ func TestInstallRBAC(t *testing.T) {
 
 // pluginPermissions are what clusterrole.yaml grants beyond
 // system:kube-scheduler: Karpenter's NodeClaims, which MaintenanceWindow
-// reads when the API server serves them.
+// reads when the API server serves them, and the NodePoolQuotas that
+// NodePoolQuota reads.
 var pluginPermissions = []permission{
 	{group: "karpenter.sh", resource: "nodeclaims", verb: "get"},
 	{group: "karpenter.sh", resource: "nodeclaims", verb: "list"},
 	{group: "karpenter.sh", resource: "nodeclaims", verb: "watch"},
+	{group: "scheduling.adminsched.io", resource: "nodepoolquotas", verb: "get"},
+	{group: "scheduling.adminsched.io", resource: "nodepoolquotas", verb: "list"},
+	{group: "scheduling.adminsched.io", resource: "nodepoolquotas", verb: "watch"},
 }
 
 var (
