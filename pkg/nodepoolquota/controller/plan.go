@@ -57,6 +57,10 @@ type pool struct {
 	// the team's first.
 	held []int32
 	why  []string
+	// missing are the limited resources no node of the pool offers;
+	// overlaps say which teams another quota limits on the same nodes.
+	missing  []v1.ResourceName
+	overlaps []string
 }
 
 // hold is a gated pod kept, and the first limit it would break.
@@ -86,8 +90,11 @@ func terminal(pod *v1.Pod) bool {
 func makePlan(in *view) *plan {
 	p := &plan{}
 	for _, q := range in.quotas {
-		p.pools = append(p.pools, newPool(q, in))
+		pl := newPool(q, in)
+		pl.missing = pl.notOffered(in.nodes)
+		p.pools = append(p.pools, pl)
 	}
+	overlaps(p.pools, in.namespaces)
 	var gated []*v1.Pod
 	for _, pod := range in.pods {
 		if terminal(pod) {

@@ -33,6 +33,12 @@ const (
 	ConditionValid         = "Valid"
 	ConditionNodesSelected = "NodesSelected"
 	ConditionAtLimit       = "AtLimit"
+	// ConditionResourcesOffered is False while a limited resource is
+	// offered by no node of a non-empty pool.
+	ConditionResourcesOffered = "ResourcesOffered"
+	// ConditionOverlapping is True while a team of this quota is limited
+	// by another quota on nodes both select.
+	ConditionOverlapping = "Overlapping"
 
 	ReasonValid         = "Valid"
 	ReasonInvalid       = "Invalid"
@@ -40,6 +46,10 @@ const (
 	ReasonNoNodes       = "NoNodes"
 	ReasonTeamsHeld     = "TeamsHeld"
 	ReasonWithinLimits  = "WithinLimits"
+	ReasonOffered       = "Offered"
+	ReasonNotOffered    = "NotOffered"
+	ReasonSharedNodes   = "SharedNodesAndNamespaces"
+	ReasonNoOverlap     = "NoOverlap"
 )
 
 // NoNodesMessage is NodesSelected's message while the pool is empty.
@@ -63,6 +73,8 @@ func (pl *pool) status(old *v1alpha1.NodePoolQuotaStatus, now metav1.Time) *v1al
 		set(ConditionValid, metav1.ConditionFalse, ReasonInvalid, pl.invalid+"; no pod is held for this quota until it is fixed")
 		meta.RemoveStatusCondition(&st.Conditions, ConditionNodesSelected)
 		meta.RemoveStatusCondition(&st.Conditions, ConditionAtLimit)
+		meta.RemoveStatusCondition(&st.Conditions, ConditionResourcesOffered)
+		meta.RemoveStatusCondition(&st.Conditions, ConditionOverlapping)
 		return st
 	}
 	set(ConditionValid, metav1.ConditionTrue, ReasonValid, "the quota is in force")
@@ -71,6 +83,22 @@ func (pl *pool) status(old *v1alpha1.NodePoolQuotaStatus, now metav1.Time) *v1al
 		set(ConditionNodesSelected, metav1.ConditionFalse, ReasonNoNodes, NoNodesMessage)
 	} else {
 		set(ConditionNodesSelected, metav1.ConditionTrue, ReasonNodesSelected, fmt.Sprintf("spec.nodeSelector matches %d nodes", st.Nodes))
+	}
+	if len(pl.missing) > 0 {
+		names := make([]string, len(pl.missing))
+		for i, r := range pl.missing {
+			names[i] = string(r)
+		}
+		set(ConditionResourcesOffered, metav1.ConditionFalse, ReasonNotOffered, fmt.Sprintf(
+			"no node of the pool has allocatable %s: its limits hold back only pods that ask for it, and no such pod fits the pool; check the resource name",
+			strings.Join(names, ", ")))
+	} else {
+		set(ConditionResourcesOffered, metav1.ConditionTrue, ReasonOffered, "every limited resource is offered by a node of the pool, or the pool is empty")
+	}
+	if len(pl.overlaps) > 0 {
+		set(ConditionOverlapping, metav1.ConditionTrue, ReasonSharedNodes, strings.Join(pl.overlaps, "; "))
+	} else {
+		set(ConditionOverlapping, metav1.ConditionFalse, ReasonNoOverlap, "no team of this quota is limited by another quota on the same nodes")
 	}
 	var held []string
 	for t := range pl.q.Teams {
