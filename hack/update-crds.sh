@@ -15,3 +15,10 @@ go build -C hack/tools -o "${BIN}/" sigs.k8s.io/controller-tools/cmd/controller-
 CRDS=manifests/crds
 rm -f "${CRDS}"/scheduling.adminsched.io_*.yaml
 "${BIN}/controller-gen" crd paths=./apis/scheduling/v1alpha1 output:crd:dir="${CRDS}"
+
+# The chart's copy: Helm installs crds/ before the templates.
+# test/integration TestChartCRDsMatchManifests holds it identical.
+CHART_CRDS=manifests/install/charts/adminsched-scheduler/crds
+rm -f "${CHART_CRDS}"/scheduling.adminsched.io_*.yaml
+mkdir -p "${CHART_CRDS}"
+cp "${CRDS}"/scheduling.adminsched.io_*.yaml "${CHART_CRDS}/"
