@@ -224,7 +224,8 @@ func quotaBurst(t *testing.T, gate bool) burstFigures {
 		}
 	}
 	var ungatedAt time.Duration
-	tc.poll(fmt.Sprintf("%d gated pods to start after %d running ones were deleted", released, released), provisionTimeout, func(ctx context.Context) (bool, error) {
+	// Bounded well below provisionTimeout: the pods need no new node.
+	tc.poll(fmt.Sprintf("%d gated pods to start after %d running ones were deleted", released, released), 3*releaseDeadline, func(ctx context.Context) (bool, error) {
 		a, _ = tc.podStates(ctx, teamA, left)
 		if ungatedAt == 0 && a.Gated <= teamAGPUPods-teamAAllowed-released {
 			ungatedAt = time.Since(freed)
