@@ -47,6 +47,28 @@ var onDemandShareAlerts = []string{"OnDemandShareBelowMinimum"}
 // and the guard plugin's.
 var onDemandShareMetricsFiles = []string{"../../pkg/ondemandshare/controller/metrics.go", "../../pkg/ondemandshare/metrics.go"}
 
+// nodePoolQuotaAlerts are the alerts on the NodePoolQuota controller's
+// metrics, rendered last, with the controller.
+var nodePoolQuotaAlerts = []string{"NodePoolQuotaTeamHeld"}
+
+// nodePoolQuotaMetricsFiles define the NodePoolQuota controller's gauges
+// and the plugin's rejection counter.
+var nodePoolQuotaMetricsFiles = []string{"../../pkg/nodepoolquota/controller/metrics.go", "../../pkg/nodepoolquota/metrics.go"}
+
+// nodePoolQuotaMetrics returns the names of the metrics the NodePoolQuota
+// controller and plugin define, read from their source. The gauges are
+// another binary's than the scheduler TestMetrics scrapes, and the plugin's
+// counter has no series until a limit rejects a node: the queries on them
+// are checked against the definitions.
+func nodePoolQuotaMetrics(t testing.TB) []string {
+	t.Helper()
+	var names []string
+	for _, file := range nodePoolQuotaMetricsFiles {
+		names = append(names, definedMetrics(t, file)...)
+	}
+	return names
+}
+
 // onDemandShareMetrics returns the names of the metrics the OnDemandShare
 // controller and guard plugin define, read from their source as
 // licenseDriverMetrics reads the driver's (the workload gauges are made by
@@ -220,6 +242,13 @@ func TestDashboardDefinedQueries(t *testing.T) {
 	}
 	if taken := len(dashboardQueries(t, readDashboard(t))) - len(rest); taken != 4 {
 		t.Errorf("%d dashboard queries select OnDemandShare metrics, want 4 (the OnDemandShare row)", taken)
+	}
+	rest, undefined, err = definedQueries(dashboardQueries(t, readDashboard(t)), "nodepoolquota_", nodePoolQuotaMetrics(t))
+	if err != nil || len(undefined) > 0 {
+		t.Errorf("the dashboard's NodePoolQuota queries: %v %v", err, undefined)
+	}
+	if taken := len(dashboardQueries(t, readDashboard(t))) - len(rest); taken != 5 {
+		t.Errorf("%d dashboard queries select NodePoolQuota metrics, want 5 (the team quotas row)", taken)
 	}
 }
 
@@ -406,6 +435,7 @@ func TestDashboardChart(t *testing.T) {
 		doc := readMonitoringDoc(t)
 		driverMetrics := licenseDriverMetrics(t)
 		odsMetrics := onDemandShareMetrics(t)
+		npqMetrics := nodePoolQuotaMetrics(t)
 		var names []string
 		for _, a := range ruleAlerts(rule) {
 			name, _ := a["alert"].(string)
@@ -434,6 +464,14 @@ func TestDashboardChart(t *testing.T) {
 				for _, sel := range sels {
 					if !slices.Contains(odsMetrics, sel.metric) {
 						t.Errorf("alert %q: %s is not a metric of %v %v", name, sel.metric, onDemandShareMetricsFiles, odsMetrics)
+					}
+				}
+			}
+			if slices.Contains(nodePoolQuotaAlerts, name) {
+				job = `job="adminsched-scheduler-nodepoolquota-controller-metrics"`
+				for _, sel := range sels {
+					if !slices.Contains(npqMetrics, sel.metric) {
+						t.Errorf("alert %q: %s is not a metric of %v %v", name, sel.metric, nodePoolQuotaMetricsFiles, npqMetrics)
 					}
 				}
 			}
@@ -517,6 +555,56 @@ func TestDashboardChart(t *testing.T) {
 			"--set", "monitoring.prometheusRule.labels.release=prometheus", "--set", "monitoring.prometheusRule.onDemandShare.belowMinimum.enabled=false")...))
 		checkRule(t, r, schedulerAlerts)
 	})
+	// The NodePoolQuota alert renders with the controller, last, and only
+	// with the PrometheusRule; its default job is the controller's metrics
+	// Service, which its ServiceMonitor scrapes; its description names the
+	// pool and the team.
+	t.Run("nodepoolquota alert", func(t *testing.T) {
+		_, r := kinds(renderChart(t, ns, append(monitoringOn, "--set", "monitoring.prometheusRule.labels.release=prometheus",
+			"--set", "nodePoolQuota.controller.enabled=true", "--set", "onDemandShare.controller.enabled=true")...))
+		checkRule(t, r, slices.Concat(schedulerAlerts, onDemandShareAlerts, nodePoolQuotaAlerts))
+		for _, a := range ruleAlerts(r[0]) {
+			if a["alert"] != "NodePoolQuotaTeamHeld" {
+				continue
+			}
+			desc, _, _ := unstructured.NestedString(a, "annotations", "description")
+			for _, want := range []string{"{{ $labels.pool }}", "{{ $labels.team }}"} {
+				if !strings.Contains(desc, want) {
+					t.Errorf("NodePoolQuotaTeamHeld's description does not name %s: %s", want, desc)
+				}
+			}
+		}
+		objs := renderChart(t, ns, "--set", "nodePoolQuota.controller.enabled=true", "--set", "serviceMonitor.enabled=true")
+		if _, r := kinds(objs); len(r) != 0 {
+			t.Errorf("nodePoolQuota.controller.enabled without monitoring.prometheusRule.enabled: %d PrometheusRules, want none", len(r))
+		}
+		var service, monitor bool
+		for _, o := range objs {
+			service = service || o.GetKind() == "Service" && o.GetName() == "adminsched-scheduler-nodepoolquota-controller-metrics"
+			monitor = monitor || o.GetKind() == "ServiceMonitor" && o.GetName() == "adminsched-scheduler-nodepoolquota-controller"
+		}
+		if !service || !monitor {
+			t.Errorf("Service adminsched-scheduler-nodepoolquota-controller-metrics (%v) and its ServiceMonitor (%v), the alert's default job: want both", service, monitor)
+		}
+		_, r = kinds(renderChart(t, ns, append(monitoringOn, "--set", "nodePoolQuota.controller.enabled=true",
+			"--set", `monitoring.prometheusRule.nodePoolQuota.jobSelector=job="npq"`,
+			"--set", "monitoring.prometheusRule.nodePoolQuota.teamHeld.for=1h",
+			"--set", "monitoring.prometheusRule.nodePoolQuota.teamHeld.severity=info")...))
+		var got []string
+		for _, a := range ruleAlerts(r[0]) {
+			if slices.Contains(nodePoolQuotaAlerts, a["alert"].(string)) {
+				sev, _, _ := unstructured.NestedString(a, "labels", "severity")
+				got = append(got, fmt.Sprintf("%s for %s %s: %s", a["alert"], a["for"], sev, a["expr"]))
+			}
+		}
+		want := []string{`NodePoolQuotaTeamHeld for 1h info: max by (pool, team) (nodepoolquota_held_pods{job="npq"}) > 0`}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("alerts (-want, +got):\n%s", diff)
+		}
+		_, r = kinds(renderChart(t, ns, append(monitoringOn, "--set", "nodePoolQuota.controller.enabled=true",
+			"--set", "monitoring.prometheusRule.labels.release=prometheus", "--set", "monitoring.prometheusRule.nodePoolQuota.teamHeld.enabled=false")...))
+		checkRule(t, r, schedulerAlerts)
+	})
 	t.Run("values reach the alerts", func(t *testing.T) {
 		_, r := kinds(renderChart(t, ns, append(monitoringOn,
 			"--set", "monitoring.prometheusRule.placementPolicyHoldingPods.for=5m",
@@ -552,7 +640,8 @@ sum by (profile) (scheduler_unschedulable_pods{job="sched", plugin="PlacementPol
 	})
 	t.Run("helm lint", func(t *testing.T) {
 		for _, args := range [][]string{monitoringOn, append(slices.Clone(monitoringOn), "--set", "licenseDriver.enabled=true"),
-			append(slices.Clone(monitoringOn), "--set", "onDemandShare.controller.enabled=true")} {
+			append(slices.Clone(monitoringOn), "--set", "onDemandShare.controller.enabled=true"),
+			append(slices.Clone(monitoringOn), "--set", "nodePoolQuota.controller.enabled=true")} {
 			if out, err := runHelm(t, append([]string{"lint", "--strict", chartDir}, args...)...); err != nil {
 				t.Errorf("helm lint --strict %v: %v\n%s", args, err, out)
 			}
@@ -572,6 +661,8 @@ sum by (profile) (scheduler_unschedulable_pods{job="sched", plugin="PlacementPol
 			{[]string{"--set", "monitoring.prometheusRule.licenseDriver.heldTwice.enabled=true"}, "heldTwice"},
 			{[]string{"--set", "monitoring.prometheusRule.onDemandShare.belowMinimum.for=5 minutes"}, "/monitoring/prometheusRule/onDemandShare/belowMinimum/for"},
 			{[]string{"--set", "monitoring.prometheusRule.onDemandShare.belowMinimum.severity="}, "/monitoring/prometheusRule/onDemandShare/belowMinimum/severity"},
+			{[]string{"--set", "monitoring.prometheusRule.nodePoolQuota.teamHeld.for=15 minutes"}, "/monitoring/prometheusRule/nodePoolQuota/teamHeld/for"},
+			{[]string{"--set", "monitoring.prometheusRule.nodePoolQuota.teamHeld.severity="}, "/monitoring/prometheusRule/nodePoolQuota/teamHeld/severity"},
 			{[]string{"--set", "monitoring.dashboard.enable=true"}, "enable"},
 			{[]string{"--set", "monitoring.dashboard.namespace=Grafana"}, "/monitoring/dashboard/namespace"},
 		} {
@@ -590,7 +681,7 @@ sum by (profile) (scheduler_unschedulable_pods{job="sched", plugin="PlacementPol
 // anchorTitle returns the heading text GitHub makes anchor from, for the
 // runbook headings of doc/monitoring.md, which are the alert names.
 func anchorTitle(anchor string) string {
-	for _, name := range append([]string{"PlacementPolicyHoldingPods", "MaintenanceRetriesPilingUp", "PodsUnschedulableByPlugin", "SchedulingErrors"}, slices.Concat(licenseDriverAlerts, onDemandShareAlerts)...) {
+	for _, name := range append([]string{"PlacementPolicyHoldingPods", "MaintenanceRetriesPilingUp", "PodsUnschedulableByPlugin", "SchedulingErrors"}, slices.Concat(licenseDriverAlerts, onDemandShareAlerts, nodePoolQuotaAlerts)...) {
 		if strings.ToLower(name) == anchor {
 			return name
 		}
