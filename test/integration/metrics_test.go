@@ -317,6 +317,16 @@ func TestMetrics(t *testing.T) {
 		if len(undefined) > 0 {
 			t.Errorf("OnDemandShare queries select metrics nobody defines:\n%s", strings.Join(undefined, "\n"))
 		}
+		// The NodePoolQuota panels and alert select the controller's gauges
+		// (another binary) and the plugin's counter, which has no series
+		// until a limit rejects a node: checked against their definitions.
+		queries, undefined, err = definedQueries(queries, "nodepoolquota_", nodePoolQuotaMetrics(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(undefined) > 0 {
+			t.Errorf("NodePoolQuota queries select metrics nobody defines:\n%s", strings.Join(undefined, "\n"))
+		}
 		// The framework records plugin execution times in 10% of the
 		// cycles, and buffers them for up to a second before /metrics has
 		// them: schedule pods 10 at a time until it has recorded one of
