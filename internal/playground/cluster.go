@@ -75,8 +75,8 @@ func (c *cluster) stop() {
 
 // startCluster starts a control plane for plan and, in the order a real
 // cluster would have them, its nodes, bound pods, Karpenter, admission
-// policies (and the OnDemandShare controller, when they gate pods) and
-// license driver, then the scheduler of sc. It returns nil
+// policies (and the OnDemandShare controller, when they gate pods),
+// license driver and NodePoolQuota CRD, then the scheduler of sc. It returns nil
 // when the control plane did not start; otherwise the cluster, to stop
 // also on error.
 func startCluster(ctx context.Context, opts Options, sc *schedconfig.Config, plan *scenario.Plan, policies *admissionPolicies, progress io.Writer) (*cluster, error) {
@@ -138,6 +138,12 @@ func startCluster(ctx context.Context, opts Options, sc *schedconfig.Config, pla
 		c.stops = append(c.stops, driver.Stop)
 		before := alive
 		alive = func() error { return errors.Join(before(), driver.Err()) }
+	}
+	// NodePoolQuota's New fails unless the API server serves its kind.
+	if needsNodePoolQuotaCRD(sc, plan) {
+		if err := installNodePoolQuotaCRD(ctx, cp.Config, progress); err != nil {
+			return c, err
+		}
 	}
 	fmt.Fprintf(progress, "starting the scheduler from %s (profiles: %s)\n", sc.Source, strings.Join(sc.Profiles, ", "))
 	if opts.Explain {

@@ -189,8 +189,12 @@ func (p *pipeline) runStep(ctx context.Context, st scenario.Step) (settle.Change
 			return change, nil
 		}
 	case st.Scale != nil:
+		// A scale-down frees room (a quota's, a node's) for pods that
+		// were unschedulable.
+		change.Requeued = true
 		return change, p.applier.Scale(ctx, st.Scale.ObjectRef, *st.Scale.Replicas)
 	case st.Delete != nil:
+		change.Requeued = true
 		return change, p.applier.Delete(ctx, *st.Delete)
 	case st.DeleteNodes != nil:
 		deleted, err := p.applier.DeleteNodes(ctx, st.DeleteNodes.Names, st.DeleteNodes.LabelSelector().String())

@@ -22,6 +22,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -75,6 +76,10 @@ type Allocatable struct {
 	Memory Quantity `json:"memory,omitempty"`
 	// Pods defaults to DefaultPods.
 	Pods Quantity `json:"pods,omitempty"`
+	// Extended are extended resources (nvidia.com/gpu: 4), which a quota
+	// or a pod's requests may name. A map of their own rather than keys
+	// beside cpu: the strict decoder then still names a typo of cpu.
+	Extended map[corev1.ResourceName]Quantity `json:"extended,omitempty"`
 }
 
 // Quantity is a resource quantity as written in the file, a YAML number or
@@ -244,14 +249,29 @@ func validateTaints(taints []corev1.Taint, path *field.Path) field.ErrorList {
 
 func validateAllocatable(a Allocatable, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	for _, r := range []struct {
+	type named struct {
 		name  string
+		path  *field.Path
 		value Quantity
-	}{{"cpu", a.CPU}, {"memory", a.Memory}, {"pods", a.Pods}} {
+	}
+	all := []named{{"cpu", path.Child("cpu"), a.CPU}, {"memory", path.Child("memory"), a.Memory}, {"pods", path.Child("pods"), a.Pods}}
+	for _, name := range slices.Sorted(maps.Keys(a.Extended)) {
+		p := path.Child("extended").Key(string(name))
+		if msg := extendedResourceName(name); msg != "" {
+			errs = append(errs, field.Invalid(p, string(name), msg))
+			continue
+		}
+		if a.Extended[name] == "" {
+			errs = append(errs, field.Required(p, "a whole number"))
+			continue
+		}
+		all = append(all, named{string(name), p, a.Extended[name]})
+	}
+	for _, r := range all {
 		if r.value == "" {
 			continue
 		}
-		p := path.Child(r.name)
+		p := r.path
 		q, err := resource.ParseQuantity(string(r.value))
 		if err != nil {
 			errs = append(errs, field.Invalid(p, string(r.value), err.Error()))
@@ -264,11 +284,26 @@ func validateAllocatable(a Allocatable, path *field.Path) field.ErrorList {
 			errs = append(errs, field.Invalid(p, string(r.value), msg))
 			continue
 		}
-		if r.name == "pods" && q.MilliValue()%1000 != 0 {
+		// The API server takes whole extended resources only.
+		if r.name != "cpu" && r.name != "memory" && q.MilliValue()%1000 != 0 {
 			errs = append(errs, field.Invalid(p, string(r.value), "must be a whole number"))
 		}
 	}
 	return errs
+}
+
+// extendedResourceName says why name is no extended resource name, or "":
+// a qualified name with a domain outside kubernetes.io, and not quota's
+// "requests." prefix, as the API server wants of a node's.
+func extendedResourceName(name corev1.ResourceName) string {
+	prefix, _, ok := strings.Cut(string(name), "/")
+	if !ok || strings.HasSuffix(prefix, "kubernetes.io") || strings.HasPrefix(string(name), corev1.DefaultResourceRequestsPrefix) {
+		return "must be an extended resource name: <domain>/<name>, not in kubernetes.io (cpu, memory and pods have fields of their own)"
+	}
+	if msgs := validation.IsQualifiedName(string(name)); len(msgs) > 0 {
+		return strings.Join(msgs, "; ")
+	}
+	return ""
 }
 
 // nodeNames is the names of the nodes a spec makes: Name, or Name-1..Name-Count.
@@ -304,6 +339,11 @@ func NodeObjects(specs []NodeSpec, now time.Time) []*corev1.Node {
 			corev1.ResourceCPU:    quantityOr(spec.Allocatable.CPU, DefaultCPU),
 			corev1.ResourceMemory: quantityOr(spec.Allocatable.Memory, DefaultMemory),
 			corev1.ResourcePods:   quantityOr(spec.Allocatable.Pods, DefaultPods),
+		}
+		for name, q := range spec.Allocatable.Extended {
+			if q != "" {
+				res[name] = resource.MustParse(string(q))
+			}
 		}
 		// Expanded once per spec: the nodes share the value strings, not
 		// the maps.

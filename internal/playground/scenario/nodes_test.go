@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // rs is a ReplicaSet object with the given replicas, for the size cases.
@@ -294,4 +295,46 @@ nodes:
 	}
 	checkDecodeError(t, `nodes: [{name: a, labels: {k: "${now+1}"}}]`, []string{
 		`s.yaml: nodes[0].labels[k]: Invalid value: "${now+1}": malformed placeholder "${now+1}": time: missing unit in duration "1"`})
+}
+
+// TestNodeExtendedResources: allocatable.extended puts extended resources
+// (a GPU pool's) in the nodes' allocatable and capacity; a name the API
+// server would refuse, or a fraction, is refused before anything starts.
+func TestNodeExtendedResources(t *testing.T) {
+	f, err := Decode("s.yaml", []byte("nodes: [{name: gpu, count: 2, allocatable: {cpu: 4, extended: {nvidia.com/gpu: 4, example.com/fpga: '1'}}}, {name: plain}]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := f.Plan([]string{"p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := plan.NodeObjects(time.Now())
+	for _, n := range nodes[:2] {
+		for _, list := range []corev1.ResourceList{n.Status.Allocatable, n.Status.Capacity} {
+			got := map[string]string{"cpu": list.Cpu().String(), "gpu": list.Name("nvidia.com/gpu", "").String(), "fpga": list.Name("example.com/fpga", "").String()}
+			if diff := cmp.Diff(map[string]string{"cpu": "4", "gpu": "4", "fpga": "1"}, got); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", n.Name, diff)
+			}
+		}
+	}
+	if _, ok := nodes[2].Status.Allocatable["nvidia.com/gpu"]; ok {
+		t.Errorf("node plain has nvidia.com/gpu: %v", nodes[2].Status.Allocatable)
+	}
+
+	for _, tc := range []struct{ extended, want string }{
+		{`{gpu: 1}`, `nodes[0].allocatable.extended[gpu]: Invalid value: "gpu": must be an extended resource name`},
+		{`{kubernetes.io/gpu: 1}`, `nodes[0].allocatable.extended[kubernetes.io/gpu]: Invalid value: "kubernetes.io/gpu": must be an extended resource name`},
+		{`{requests.example.com/gpu: 1}`, `must be an extended resource name`},
+		{`{"example.com/a b": 1}`, `nodes[0].allocatable.extended[example.com/a b]: Invalid value: "example.com/a b": name part must consist of`},
+		{`{nvidia.com/gpu: 1.5}`, `nodes[0].allocatable.extended[nvidia.com/gpu]: Invalid value: "1.5": must be a whole number`},
+		{`{nvidia.com/gpu: -1}`, `nodes[0].allocatable.extended[nvidia.com/gpu]: Invalid value: "-1": must not be negative`},
+		{`{nvidia.com/gpu: lots}`, `nodes[0].allocatable.extended[nvidia.com/gpu]: Invalid value: "lots"`},
+		{`{nvidia.com/gpu: ""}`, `nodes[0].allocatable.extended[nvidia.com/gpu]: Required value`},
+	} {
+		_, err := Decode("s.yaml", []byte("nodes: [{name: a, allocatable: {extended: "+tc.extended+"}}]"))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("extended %s: error %v, want it to contain %q", tc.extended, err, tc.want)
+		}
+	}
 }

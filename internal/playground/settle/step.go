@@ -52,9 +52,9 @@ type Change struct {
 	// Written are the targets the step wrote; the others are judged from
 	// the watcher's caches without a read (see Watcher.WaitWritten).
 	Written []workload.Target
-	// Requeued says that the step changed something outside the targets
-	// (a license checkout) that may make their pods schedulable again: the
-	// scheduler must have tried each such pod once more.
+	// Requeued says that the step changed something that may make the
+	// targets' pods schedulable again (a license checkout, pods deleted):
+	// the scheduler must have tried each such pod once more.
 	Requeued bool
 }
 
@@ -83,6 +83,13 @@ func (s *Settler) Settle(ctx context.Context, targets []workload.Target, change 
 		}
 		if s.Cache != nil {
 			if err := cacheCaughtUp(ctx, s.Cache, s.Watcher.Live, namespaces); err != nil {
+				return err
+			}
+		}
+		// Pods the step deleted requeue the pods they made room for (a
+		// quota's, a node's) only once the cache has seen them go.
+		if change.Requeued && s.Queue != nil && s.Cache != nil {
+			if err := queueDrained(ctx, s.Queue, s.Cache, func() []workload.OwnedPod { return s.Watcher.Pods(targets) }, namespaces); err != nil {
 				return err
 			}
 		}
