@@ -56,6 +56,7 @@ var goldenRuns = []struct {
 	{scenario: "rebalance.yaml", config: scenarios + "rebalance-config.yaml", args: []string{"--descheduler", scenarios + "rebalance-descheduler-policy.yaml"}},
 	{scenario: "licenses.yaml", config: shippedConfig, compare: defaultProfile, needs: &kubeversion.DRAExtendedResource},
 	{scenario: "ondemand-share.yaml", config: scenarios + "ondemand-share-config.yaml", args: []string{"--admission-policies"}},
+	{scenario: "team-quotas.yaml", config: "../../manifests/nodepoolquota/scheduler-config.yaml", compare: defaultProfile},
 }
 
 // TestGolden runs every shipped scenario as the README's table does and
