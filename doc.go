@@ -17,7 +17,9 @@ limitations under the License.
 // Package schedulerplugins is the repository's root package. It holds only
 // files that the playground (cmd/playground) embeds so that it runs from any
 // folder, with no checkout: the default scheduler configuration and scenario,
+// the NodePoolQuota CRD it installs before a scheduler that runs that plugin,
 // and this module's go.mod and go.sum, from which the playground builds its
 // control plane (internal/clusterbin). It is not a plugin API: the plugins are
-// in pkg/, their args in apis/config.
+// in pkg/, their args in apis/config, the NodePoolQuota API in
+// apis/scheduling.
 package schedulerplugins
