@@ -1,3 +1,5 @@
+//go:build !kube1.35
+
 /*
 Copyright The adminsched scheduler-plugins Authors.
 
@@ -13,6 +15,9 @@ WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
 See the License for the specific language governing permissions and
 limitations under the License.
 */
+
+// The gate is a MutatingAdmissionPolicy of admissionregistration.k8s.io/v1,
+// which 1.35's API lacks (there it is v1beta1 and off).
 
 package autoscaler
 
