@@ -22,13 +22,14 @@ import (
 	perf "k8s.io/kubernetes/test/integration/scheduler_perf"
 
 	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
-	"github.com/adminsched/scheduler-plugins/pkg/plugins"
+	"github.com/adminsched/scheduler-plugins/test/integration/scheduler_perf/harness"
 )
 
 const configFile = "performance-config.yaml"
 
-// registry is what our scheduler build adds to the in-tree plugins.
-var registry = plugins.Registry()
+// registry is what our scheduler build adds to the in-tree plugins (with
+// the NodePoolQuota CRD installed by its factory).
+var registry = harness.Registry()
 
 // BenchmarkPerfScheduling runs the workloads that -perf-scheduling-label-filter
 // selects (default "performance": 500Nodes and 5000Nodes) under every profile.

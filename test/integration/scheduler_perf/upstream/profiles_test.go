@@ -38,6 +38,7 @@ import (
 	apisv1 "github.com/adminsched/scheduler-plugins/apis/config/v1"
 	"github.com/adminsched/scheduler-plugins/pkg/maintenancewindow"
 	"github.com/adminsched/scheduler-plugins/pkg/nodelesspods"
+	"github.com/adminsched/scheduler-plugins/pkg/nodepoolquota"
 	"github.com/adminsched/scheduler-plugins/pkg/ondemandshare"
 	"github.com/adminsched/scheduler-plugins/pkg/placementpolicy"
 	"github.com/adminsched/scheduler-plugins/pkg/plugins"
@@ -58,7 +59,7 @@ type profile struct {
 // NodeLessPods with its default args (LeastPods) at weight 1, PlacementPolicy
 // without rules, MaintenanceWindow with its default args and no node
 // carrying a window, OnDemandShare without policies (it then skips every
-// pod, reading nothing).
+// pod, reading nothing), NodePoolQuota without quotas (it skips every pod).
 var profiles = []profile{
 	{name: "default"},
 	{name: "all", edit: enable(
@@ -66,11 +67,13 @@ var profiles = []profile{
 		plugin(placementpolicy.Name, 0),
 		plugin(maintenancewindow.Name, 0),
 		plugin(ondemandshare.Name, 0),
+		plugin(nodepoolquota.Name, 0),
 	)},
 	{name: "NodeLessPods", edit: enable(plugin(nodelesspods.Name, 1))},
 	{name: "PlacementPolicy", edit: enable(plugin(placementpolicy.Name, 0))},
 	{name: "MaintenanceWindow", edit: enable(plugin(maintenancewindow.Name, 0))},
 	{name: "OnDemandShare", edit: enable(plugin(ondemandshare.Name, 0))},
+	{name: "NodePoolQuota", edit: enable(plugin(nodepoolquota.Name, 0))},
 	// The cost once the plugin has work: a window on 1% of the nodes.
 	{name: "MaintenanceWindowOn1pct", edit: enable(plugin(maintenancewindow.Name, 0)),
 		options: []perf.SchedulerPerfOption{perf.WithNodeUpdateFn(windowsOn(100))}},

@@ -56,7 +56,6 @@ import (
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
 	perf "k8s.io/kubernetes/test/integration/scheduler_perf"
 
-	"github.com/adminsched/scheduler-plugins/pkg/plugins"
 	"github.com/adminsched/scheduler-plugins/test/integration/scheduler_perf/harness"
 )
 
@@ -82,7 +81,7 @@ func BenchmarkUpstream(b *testing.B) {
 			profilesOf := func(b *testing.B, allocator string) {
 				for _, p := range selected {
 					b.Run("profile="+p.name, func(b *testing.B) {
-						run(b, root, s, allocator, p, plugins.Registry())
+						run(b, root, s, allocator, p, harness.Registry())
 					})
 				}
 			}
@@ -141,10 +140,10 @@ func TestSuiteFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if failed(all[0], plugins.Registry()) {
+	if failed(all[0], harness.Registry()) {
 		t.Fatal("the gang-scheduling suite failed with our plugins (rerun: go test -run '^$' -bench 'BenchmarkUpstream/podgroup-gangscheduling' -benchtime=1x -perf-scheduling-label-filter=integration-test,+short,-performance)")
 	}
-	registry := plugins.Registry()
+	registry := harness.Registry()
 	registry[rejectGangs{}.Name()] = func(context.Context, runtime.Object, fwk.Handle) (fwk.Plugin, error) {
 		return rejectGangs{}, nil
 	}
