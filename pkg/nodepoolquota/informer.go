@@ -26,6 +26,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -45,6 +46,11 @@ const crdManifest = "manifests/crds/scheduling.adminsched.io_nodepoolquotas.yaml
 // syncTimeout bounds New's wait for the first list of NodePoolQuotas: a
 // scheduler that cannot read them must not start and admit every pod.
 var syncTimeout = time.Minute
+
+// servedTimeout bounds New's wait for discovery to list NodePoolQuotas. A
+// CRD applied just before the scheduler starts is Established before the
+// API server's discovery lists it; a missing CRD is reported after this.
+var servedTimeout = 10 * time.Second
 
 // New builds the plugin. It takes no args. It watches NodePoolQuotas with a
 // client of the scheduler's kubeconfig and waits for their first list, and
@@ -75,13 +81,8 @@ func newWithClient(ctx context.Context, h fwk.Handle, client versioned.Interface
 	if h == nil || h.SharedInformerFactory() == nil {
 		return nil, fmt.Errorf("%s needs the scheduler's informers to read namespaces and pods", Name)
 	}
-	served, err := served(client.Discovery())
-	if err != nil {
-		return nil, fmt.Errorf("%s: asking the API server whether it serves nodepoolquotas.%s: %w", Name, v1alpha1.SchemeGroupVersion, err)
-	}
-	if !served {
-		return nil, fmt.Errorf("%s: the API server does not serve nodepoolquotas.%s/%s: install the CRD %s",
-			Name, v1alpha1.GroupName, v1alpha1.SchemeGroupVersion.Version, crdManifest)
+	if err := awaitServed(ctx, client.Discovery()); err != nil {
+		return nil, err
 	}
 	core := h.SharedInformerFactory().Core().V1()
 	pl := newPlugin(h, core.Namespaces().Lister())
@@ -117,6 +118,25 @@ func newWithClient(ctx context.Context, h fwk.Handle, client versioned.Interface
 	refresh()
 	logger.V(2).Info("Plugin initialized", "plugin", Name, "quotas", len(pl.quotas.Load().list))
 	return pl, nil
+}
+
+// awaitServed polls discovery until it lists NodePoolQuotas, for at most
+// servedTimeout.
+func awaitServed(ctx context.Context, disc discovery.DiscoveryInterface) error {
+	var lastErr error
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, servedTimeout, true, func(context.Context) (bool, error) {
+		ok, err := served(disc)
+		lastErr = err
+		return ok, nil
+	})
+	if err == nil {
+		return nil
+	}
+	if lastErr != nil {
+		return fmt.Errorf("%s: asking the API server whether it serves nodepoolquotas.%s: %w", Name, v1alpha1.SchemeGroupVersion, lastErr)
+	}
+	return fmt.Errorf("%s: the API server does not serve nodepoolquotas.%s/%s (waited %s): install the CRD %s",
+		Name, v1alpha1.GroupName, v1alpha1.SchemeGroupVersion.Version, servedTimeout, crdManifest)
 }
 
 // served reports whether the API server serves NodePoolQuotas.

@@ -24,9 +24,12 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
@@ -98,9 +101,58 @@ func quotaClient(served bool, objs ...*v1alpha1.NodePoolQuota) *fakequotas.Clien
 	return c
 }
 
+// lateDiscovery is an API server's discovery right after the CRD was
+// applied: it does not list NodePoolQuotas until its calls-th call.
+type lateDiscovery struct {
+	discovery.DiscoveryInterface
+	mu    sync.Mutex
+	calls int
+}
+
+func (d *lateDiscovery) ServerResourcesForGroupVersion(gv string) (*metav1.APIResourceList, error) {
+	d.mu.Lock()
+	d.calls++
+	calls := d.calls
+	d.mu.Unlock()
+	if calls < 3 {
+		return nil, apierrors.NewNotFound(schema.GroupResource{Group: v1alpha1.GroupName}, gv)
+	}
+	return d.DiscoveryInterface.ServerResourcesForGroupVersion(gv)
+}
+
+// lateClient is a quota client whose discovery is late.
+type lateClient struct {
+	*fakequotas.Clientset
+	disc *lateDiscovery
+}
+
+func (c lateClient) Discovery() discovery.DiscoveryInterface { return c.disc }
+
+// TestNewWaitsForDiscovery: a CRD applied just before the scheduler starts
+// is Established before discovery lists it; New waits for discovery
+// instead of refusing to start (as the harness of scheduler_perf saw on a
+// loaded machine).
+func TestNewWaitsForDiscovery(t *testing.T) {
+	_, ctx := ktesting.NewTestContext(t)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	h, _ := newHandle(t, ctx)
+	served := quotaClient(true)
+	disc := &lateDiscovery{DiscoveryInterface: served.Discovery()}
+	if _, err := newWithClient(ctx, h, lateClient{Clientset: served, disc: disc}); err != nil {
+		t.Fatalf("discovery listing NodePoolQuotas at its third call: %v, want New to wait for it", err)
+	}
+	if disc.calls != 3 {
+		t.Errorf("discovery called %d times, want 3", disc.calls)
+	}
+}
+
 func TestNewNeedsTheCRD(t *testing.T) {
 	_, ctx := ktesting.NewTestContext(t)
 	h, _ := newHandle(t, ctx)
+	saved := servedTimeout
+	servedTimeout = 600 * time.Millisecond
+	t.Cleanup(func() { servedTimeout = saved })
 	_, err := newWithClient(ctx, h, quotaClient(false))
 	if err == nil || !strings.Contains(err.Error(), "manifests/crds/scheduling.adminsched.io_nodepoolquotas.yaml") {
 		t.Errorf("without the CRD: err %v, want one naming the CRD manifest", err)
