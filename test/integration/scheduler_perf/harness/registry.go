@@ -27,6 +27,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	fwk "k8s.io/kube-scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
@@ -55,7 +56,8 @@ func Registry() frameworkruntime.Registry {
 }
 
 // installNodePoolQuotaCRD creates the CRD (it may be there already: the
-// harness's test cases share one etcd) and waits until it is established.
+// harness's test cases share one etcd) and waits until it is established
+// and discovery lists it.
 func installNodePoolQuotaCRD(ctx context.Context, cfg *rest.Config) error {
 	crd := &apiextensionsv1.CustomResourceDefinition{}
 	if err := yaml.UnmarshalStrict(schedulerplugins.NodePoolQuotaCRD, crd); err != nil {
@@ -66,6 +68,10 @@ func installNodePoolQuotaCRD(ctx context.Context, cfg *rest.Config) error {
 		return err
 	}
 	crds := client.ApiextensionsV1().CustomResourceDefinitions()
+	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return err
+	}
 	if _, err := crds.Create(ctx, crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating the NodePoolQuota CRD: %w", err)
 	}
@@ -76,9 +82,28 @@ func installNodePoolQuotaCRD(ctx context.Context, cfg *rest.Config) error {
 		}
 		for _, c := range got.Status.Conditions {
 			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-				return true, nil
+				return servedByDiscovery(disc, crd)
 			}
 		}
 		return false, nil
 	})
+}
+
+// servedByDiscovery reports whether discovery lists crd's resource: it
+// does a moment after the CRD is Established, and the plugin's New asks
+// discovery.
+func servedByDiscovery(disc discovery.DiscoveryInterface, crd *apiextensionsv1.CustomResourceDefinition) (bool, error) {
+	list, err := disc.ServerResourcesForGroupVersion(crd.Spec.Group + "/" + crd.Spec.Versions[0].Name)
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	for _, r := range list.APIResources {
+		if r.Name == crd.Spec.Names.Plural {
+			return true, nil
+		}
+	}
+	return false, nil
 }
