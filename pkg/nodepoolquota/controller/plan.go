@@ -18,6 +18,7 @@ package controller
 
 import (
 	"cmp"
+	"encoding/json"
 	"slices"
 
 	v1 "k8s.io/api/core/v1"
@@ -61,6 +62,10 @@ type pool struct {
 	// overlaps say which teams another quota limits on the same nodes.
 	missing  []v1.ResourceName
 	overlaps []string
+	// boundBySelection remembers, for this plan, whether a node selection
+	// (selectionKey) is pool-bound: a workload's pods share theirs, and
+	// deciding it may test every node.
+	boundBySelection map[string]bool
 }
 
 // hold is a gated pod kept, and the first limit it would break.
@@ -168,7 +173,7 @@ func makePlan(in *view) *plan {
 }
 
 func newPool(obj *v1alpha1.NodePoolQuota, in *view) *pool {
-	pl := &pool{obj: obj, inPool: map[string]bool{}}
+	pl := &pool{obj: obj, inPool: map[string]bool{}, boundBySelection: map[string]bool{}}
 	if pl.invalid = in.invalid(obj); pl.invalid != "" {
 		return pl
 	}
@@ -205,7 +210,31 @@ func (pl *pool) team(pod *v1.Pod, in *view) (int, *quota.Team) {
 }
 
 func (pl *pool) bound(pod *v1.Pod, in *view) bool {
-	return poolBound(pod, pl.obj.Spec.NodeSelector.MatchLabels, in.nodes, func(n *v1.Node) bool { return pl.inPool[n.Name] })
+	key, ok := selectionKey(pod)
+	if b, seen := pl.boundBySelection[key]; ok && seen {
+		return b
+	}
+	b := poolBound(pod, pl.obj.Spec.NodeSelector.MatchLabels, in.nodes, func(n *v1.Node) bool { return pl.inPool[n.Name] })
+	if ok {
+		pl.boundBySelection[key] = b
+	}
+	return b
+}
+
+// selectionKey is pod's required node selection (nodeSelector and required
+// node affinity) as a string; ok is false if it has none that can be
+// written (it then goes unremembered).
+func selectionKey(pod *v1.Pod) (key string, ok bool) {
+	selection := struct {
+		NodeSelector map[string]string `json:"s,omitempty"`
+		Required     *v1.NodeSelector  `json:"r,omitempty"`
+	}{NodeSelector: pod.Spec.NodeSelector}
+	if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil {
+		selection.Required = a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution
+	}
+	// encoding/json writes map keys sorted: one selection, one key.
+	b, err := json.Marshal(selection)
+	return string(b), err == nil
 }
 
 func add(sum, req []int64) {
