@@ -24,50 +24,29 @@ limitations under the License.
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 
 	"github.com/spf13/cobra"
-	"k8s.io/component-base/version/verflag"
+
+	"github.com/adminsched/scheduler-plugins/internal/controllerrun"
 )
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// newCommand is the root command, which dispatches to run; logging flags
-// belong to run, the subcommand that logs.
 func newCommand(stdout, stderr io.Writer) *cobra.Command {
-	root := &cobra.Command{
-		Use:   "maintenancewindow-controller",
-		Short: "Write MaintenanceWindow's windows as node conditions and a NoSchedule taint",
-		Long: `maintenancewindow-controller reads the MaintenanceWindow args of a KubeSchedulerConfiguration,
+	return controllerrun.NewRootCommand(name,
+		"Write MaintenanceWindow's windows as node conditions and a NoSchedule taint",
+		`maintenancewindow-controller reads the MaintenanceWindow args of a KubeSchedulerConfiguration,
 as kube-scheduler's --config reads them, and turns the windows that nodes announce into
 the node lifecycle conditions MaintenancePlanned and MaintenanceInProgress and, while a
 window is open, a NoSchedule taint, so that the default scheduler, autoscalers and the
 descheduler see the windows the plugin sees.`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		PersistentPreRun: func(*cobra.Command, []string) {
-			verflag.PrintAndExitIfRequested()
-		},
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
-	}
-	root.CompletionOptions.DisableDefaultCmd = true
-	verflag.AddFlags(root.PersistentFlags())
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	root.AddCommand(newRunCommand())
-	return root
+		stdout, stderr, newRunCommand())
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	cmd := newCommand(stdout, stderr)
-	cmd.SetArgs(args)
-	if err := cmd.Execute(); err != nil {
-		fmt.Fprintf(stderr, "maintenancewindow-controller: %v\n", err)
-		return 1
-	}
-	return 0
+	return controllerrun.Execute(newCommand(stdout, stderr), args)
 }

@@ -29,12 +29,12 @@ limitations under the License.
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 
 	"github.com/spf13/cobra"
-	"k8s.io/component-base/version/verflag"
+
+	"github.com/adminsched/scheduler-plugins/internal/controllerrun"
 )
 
 func main() {
@@ -42,37 +42,17 @@ func main() {
 }
 
 // newCommand is the root command, which dispatches to the subcommands.
-// Logging flags belong to the subcommand that logs (run): render writes
-// only its output and its errors (and, with --apply or --delete, one line
-// that says what it did).
+// render takes no logging flags: it writes only its output and its errors
+// (and, with --apply or --delete, one line that says what it did).
 func newCommand(stdout, stderr io.Writer) *cobra.Command {
-	root := &cobra.Command{
-		Use:   "ondemandshare-controller",
-		Short: "Keep a minimum share of each workload's replicas on on-demand nodes",
-		Long: `ondemandshare-controller reads the OnDemandShare policies of a KubeSchedulerConfiguration,
+	return controllerrun.NewRootCommand("ondemandshare-controller",
+		"Keep a minimum share of each workload's replicas on on-demand nodes",
+		`ondemandshare-controller reads the OnDemandShare policies of a KubeSchedulerConfiguration,
 as kube-scheduler's --config reads it, and keeps, per workload, the minimum of replicas
 on on-demand nodes each policy asks for; the rest may run on spot.`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		PersistentPreRun: func(*cobra.Command, []string) {
-			verflag.PrintAndExitIfRequested()
-		},
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
-	}
-	root.CompletionOptions.DisableDefaultCmd = true
-	verflag.AddFlags(root.PersistentFlags())
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	root.AddCommand(newRenderCommand(stdout, stderr), newRunCommand())
-	return root
+		stdout, stderr, newRenderCommand(stdout, stderr), newRunCommand())
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	cmd := newCommand(stdout, stderr)
-	cmd.SetArgs(args)
-	if err := cmd.Execute(); err != nil {
-		fmt.Fprintf(stderr, "ondemandshare-controller: %v\n", err)
-		return 1
-	}
-	return 0
+	return controllerrun.Execute(newCommand(stdout, stderr), args)
 }
