@@ -21,9 +21,7 @@ import (
 	"slices"
 	"strings"
 
-	configv1 "k8s.io/kube-scheduler/config/v1"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
-	"sigs.k8s.io/yaml"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
 	"github.com/adminsched/scheduler-plugins/apis/config/scheme"
@@ -96,9 +94,9 @@ func runsPlugin(prof *schedconfig.KubeSchedulerProfile) bool {
 // checkPluginNames refuses, with their field paths, plugin names the
 // scheduler does not have, as kube-scheduler would at start-up.
 func checkPluginNames(data []byte) error {
-	var written configv1.KubeSchedulerConfiguration
-	if err := yaml.Unmarshal(data, &written); err != nil {
+	errs, err := pluginnames.UnknownNames(data, pluginnames.Known())
+	if err != nil {
 		return err
 	}
-	return pluginnames.Check(&written, pluginnames.Known()).ToAggregate()
+	return errs.ToAggregate()
 }

@@ -22,10 +22,7 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	configv1 "k8s.io/kube-scheduler/config/v1"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
-	"sigs.k8s.io/yaml"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
 	// Registers our plugins' args kinds with the scheduler's scheme.
@@ -123,19 +120,13 @@ func loadConfig(path string) (*schedconfig.KubeSchedulerConfiguration, error) {
 // runs the guard plugin.
 func checkPluginNames(data []byte) error {
 	known := pluginnames.Known().Insert(config.OnDemandShareName)
-	var written configv1.KubeSchedulerConfiguration
-	if err := yaml.Unmarshal(data, &written); err != nil {
-		return err
-	}
-	errs := pluginnames.Check(&written, known)
-	defaulted, err := pluginnames.DecodeDefaulted(data)
+	errs, err := pluginnames.UnknownNames(data, known)
 	if err != nil {
 		return err
 	}
-	for _, u := range pluginnames.FindUnused(defaulted, known) {
-		if u.Name != config.OnDemandShareName {
-			errs = append(errs, field.Invalid(u.Path.Child("name"), u.Name, u.Reason()))
-		}
+	unread, err := pluginnames.UnreadArgs(data, known, config.OnDemandShareName)
+	if err != nil {
+		return err
 	}
-	return errs.ToAggregate()
+	return append(errs, unread...).ToAggregate()
 }

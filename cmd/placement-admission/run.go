@@ -22,10 +22,7 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/util/validation/field"
-	configv1 "k8s.io/kube-scheduler/config/v1"
 	schedconfig "k8s.io/kubernetes/pkg/scheduler/apis/config"
-	"sigs.k8s.io/yaml"
 
 	// Registers our plugins' args kinds with the scheduler's scheme.
 	_ "github.com/adminsched/scheduler-plugins/apis/config/scheme"
@@ -122,22 +119,16 @@ func loadConfig(path string) (*schedconfig.KubeSchedulerConfiguration, error) {
 // scheduler does not have (a misspelt pluginConfig name would leave
 // PlacementPolicy without its rules and render none), and args for a plugin
 // its profile does not enable: they reach nothing, and the rules the author
-// meant would not be rendered.
+// meant would not be rendered. It looks for the latter only once every name
+// is known, so that a misspelt pluginConfig name is refused once, with the
+// name meant.
 func checkPluginNames(data []byte) error {
-	var written configv1.KubeSchedulerConfiguration
-	if err := yaml.Unmarshal(data, &written); err != nil {
-		return err
+	errs, err := pluginnames.UnknownNames(data, pluginnames.Known())
+	if err == nil && len(errs) == 0 {
+		errs, err = pluginnames.UnreadArgs(data, pluginnames.Known())
 	}
-	if errs := pluginnames.Check(&written, pluginnames.Known()); len(errs) > 0 {
-		return errs.ToAggregate()
-	}
-	defaulted, err := pluginnames.DecodeDefaulted(data)
 	if err != nil {
 		return err
-	}
-	var errs field.ErrorList
-	for _, u := range pluginnames.FindUnused(defaulted, pluginnames.Known()) {
-		errs = append(errs, field.Invalid(u.Path.Child("name"), u.Name, u.Reason()))
 	}
 	return errs.ToAggregate()
 }

@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	frameworkplugins "k8s.io/kubernetes/pkg/scheduler/framework/plugins"
+	"sigs.k8s.io/yaml"
 
 	"github.com/adminsched/scheduler-plugins/internal/didyoumean"
 	"github.com/adminsched/scheduler-plugins/pkg/plugins"
@@ -76,6 +77,16 @@ func Check(cfg *configv1.KubeSchedulerConfiguration, known sets.Set[string]) fie
 		}
 	}
 	return errs
+}
+
+// UnknownNames is Check on data, a KubeSchedulerConfiguration file's
+// content, decoded as written. The error is the file's decoding error.
+func UnknownNames(data []byte, known sets.Set[string]) (field.ErrorList, error) {
+	var written configv1.KubeSchedulerConfiguration
+	if err := yaml.Unmarshal(data, &written); err != nil {
+		return nil, err
+	}
+	return Check(&written, known), nil
 }
 
 // unknownPlugin says that name is no plugin, and which one may be meant.

@@ -97,3 +97,36 @@ func TestCheckPluginConfig(t *testing.T) {
 		t.Errorf("errors (-want, +got):\n%s", diff)
 	}
 }
+
+// TestUnknownNames: Check on a file's content as written, so that the
+// indexes are the file's; a file that does not decode is an error, not a
+// list of names.
+func TestUnknownNames(t *testing.T) {
+	errs, err := UnknownNames([]byte(`apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: a
+  plugins:
+    multiPoint: {enabled: [{name: NodeLessPods}, {name: PlacementPolcy}]}
+  pluginConfig:
+  - {name: PlacementPolicy}
+  - {name: NodeLessPod}
+`), Known())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range errs {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		`profiles[0].plugins.multiPoint.enabled[1].name: Invalid value: "PlacementPolcy": no such plugin; did you mean "PlacementPolicy"?`,
+		`profiles[0].pluginConfig[1].name: Invalid value: "NodeLessPod": no such plugin; did you mean "NodeLessPods"?`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("errors (-want, +got):\n%s", diff)
+	}
+	if errs, err := UnknownNames([]byte("profiles: [unclosed"), Known()); err == nil {
+		t.Errorf("a file that does not decode: no error (errors %v)", errs)
+	}
+}

@@ -18,6 +18,7 @@ package pluginnames
 
 import (
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -82,6 +83,25 @@ func FindUnused(cfg *configv1.KubeSchedulerConfiguration, known sets.Set[string]
 		}
 	}
 	return unused
+}
+
+// UnreadArgs refuses, with their field paths, the pluginConfig entries of
+// data, a KubeSchedulerConfiguration file's content, that FindUnused finds
+// once data is decoded and defaulted, but those of the plugins named in
+// readElsewhere: the caller reads their args itself. The error is the
+// file's decoding error.
+func UnreadArgs(data []byte, known sets.Set[string], readElsewhere ...string) (field.ErrorList, error) {
+	cfg, err := DecodeDefaulted(data)
+	if err != nil {
+		return nil, err
+	}
+	var errs field.ErrorList
+	for _, u := range FindUnused(cfg, known) {
+		if !slices.Contains(readElsewhere, u.Name) {
+			errs = append(errs, field.Invalid(u.Path.Child("name"), u.Name, u.Reason()))
+		}
+	}
+	return errs, nil
 }
 
 // enabledNames lists the plugins p enables at any extension point.

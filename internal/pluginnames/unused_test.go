@@ -68,3 +68,47 @@ profiles:
 		t.Errorf("unused entries (-want, +got):\n%s", diff)
 	}
 }
+
+// TestUnreadArgs: every entry FindUnused finds, as a field error on its
+// name, but those of the plugins the caller reads itself; a file that does
+// not decode is an error.
+func TestUnreadArgs(t *testing.T) {
+	data := []byte(`apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: a
+  pluginConfig:
+  - {name: DefaultPreemption}
+  - {name: PlacementPolicy}
+  - {name: OnDemandShare}
+  - {name: NodeLessPod}
+`)
+	placement := `profiles[0].pluginConfig[1].name: Invalid value: "PlacementPolicy": the profile does not enable this plugin at any extension point`
+	onDemand := `profiles[0].pluginConfig[2].name: Invalid value: "OnDemandShare": the profile does not enable this plugin at any extension point`
+	misspelt := `profiles[0].pluginConfig[3].name: Invalid value: "NodeLessPod": no such plugin`
+	for _, tc := range []struct {
+		name          string
+		readElsewhere []string
+		want          []string
+	}{
+		{"all refused", nil, []string{placement, onDemand, misspelt}},
+		{"but those read elsewhere", []string{"OnDemandShare", "PlacementPolicy"}, []string{misspelt}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			errs, err := UnreadArgs(data, Known(), tc.readElsewhere...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range errs {
+				got = append(got, e.Error())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("errors (-want, +got):\n%s", diff)
+			}
+		})
+	}
+	if errs, err := UnreadArgs([]byte("apiVersion: kubescheduler.config.k8s.io/v1\nkind: Nope\n"), Known()); err == nil {
+		t.Errorf("a file that does not decode: no error (errors %v)", errs)
+	}
+}
