@@ -18,6 +18,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 
@@ -121,12 +122,13 @@ func loadConfig(path string) (*schedconfig.KubeSchedulerConfiguration, error) {
 func checkPluginNames(data []byte) error {
 	known := pluginnames.Known().Insert(config.OnDemandShareName)
 	errs, err := pluginnames.UnknownNames(data, known)
-	if err != nil {
-		return err
+	if err != nil || len(errs) > 0 {
+		// A misspelt name's args are unread too: say it once.
+		return errors.Join(err, errs.ToAggregate())
 	}
 	unread, err := pluginnames.UnreadArgs(data, known, config.OnDemandShareName)
 	if err != nil {
 		return err
 	}
-	return append(errs, unread...).ToAggregate()
+	return unread.ToAggregate()
 }

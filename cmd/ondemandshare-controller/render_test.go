@@ -217,6 +217,10 @@ func TestRenderBadInput(t *testing.T) {
 			}
 		})
 	}
+	// A misspelt name's args are unread too: the name is refused once.
+	if _, stderr, _ := render(t, "--config", misspelt); strings.Count(stderr, `"OnDemandShar"`) != 1 {
+		t.Errorf("the misspelt name is refused %d times, want once: %s", strings.Count(stderr, `"OnDemandShar"`), stderr)
+	}
 }
 
 func TestRenderOutputFile(t *testing.T) {
