@@ -25,21 +25,17 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 
 	"github.com/adminsched/scheduler-plugins/apis/scheduling/v1alpha1"
-	"github.com/adminsched/scheduler-plugins/pkg/generated/clientset/versioned"
 	"github.com/adminsched/scheduler-plugins/pkg/generated/informers/externalversions"
+	"github.com/adminsched/scheduler-plugins/test/integration/framework"
 )
 
 // TestNodePoolQuotaAPI installs manifests/crds and checks that the API
@@ -51,7 +47,7 @@ func TestNodePoolQuotaAPI(t *testing.T) {
 	ctx, cancel := context.WithTimeout(klog.NewContext(context.Background(), logger), 2*time.Minute)
 	defer cancel()
 	installNodePoolQuotaCRD(ctx, t)
-	clientset := versioned.NewForConfigOrDie(jsonConfig(adminConfig))
+	clientset := framework.NodePoolQuotaClient(adminConfig)
 	client := clientset.SchedulingV1alpha1().NodePoolQuotas()
 	// The objects are cluster-scoped in a shared cluster: one suffix for this run.
 	suffix := rand.String(5)
@@ -204,57 +200,14 @@ func TestNodePoolQuotaAPI(t *testing.T) {
 	})
 }
 
-// installNodePoolQuotaCRD creates the CRDs of manifests/crds, built by
-// kustomize as a user would apply them, and waits until they are served.
-// It deletes them when t ends: the cluster is shared.
+// installNodePoolQuotaCRD installs manifests/crds, built by kustomize as a
+// user applies it, until t ends: the cluster is shared.
 func installNodePoolQuotaCRD(ctx context.Context, t *testing.T) {
 	t.Helper()
-	crds := apiextensionsclient.NewForConfigOrDie(adminConfig).ApiextensionsV1().CustomResourceDefinitions()
-	objs := kustomize(t, "../../manifests/crds")
-	if len(objs) != 1 {
-		t.Fatalf("manifests/crds has %d objects, want the NodePoolQuota CRD", len(objs))
+	names := framework.InstallKustomizedCRDs(ctx, t, adminConfig, "../../manifests/crds")
+	if want := "nodepoolquotas." + v1alpha1.GroupName; len(names) != 1 || names[0] != want {
+		t.Fatalf("manifests/crds has the CRDs %v, want %s only", names, want)
 	}
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(objs[0].Object, crd); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := crds.Create(ctx, crd, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("creating CRD %s: %v", crd.Name, err)
-	}
-	t.Cleanup(func() { _ = crds.Delete(context.Background(), crd.Name, metav1.DeleteOptions{}) })
-	client := versioned.NewForConfigOrDie(jsonConfig(adminConfig)).SchedulingV1alpha1().NodePoolQuotas()
-	// Established, then listed: the handler of the new resource is in place.
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		got, err := crds.Get(ctx, crd.Name, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		for _, c := range got.Status.Conditions {
-			if c.Type == apiextensionsv1.NamesAccepted && c.Status == apiextensionsv1.ConditionFalse {
-				return false, fmt.Errorf("names not accepted: %s", c.Message)
-			}
-			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-				_, err := client.List(ctx, metav1.ListOptions{})
-				return err == nil, nil
-			}
-		}
-		return false, nil
-	})
-	if err != nil {
-		t.Fatalf("CRD %s was not served: %v", crd.Name, err)
-	}
-}
-
-// jsonConfig is c speaking JSON. The API server has no protobuf for custom
-// resources, and the generated clientset sends what the config asks for:
-// with adminConfig's protobuf (as with kube-scheduler's default
-// kubeconfig), every request fails with "does not implement the protobuf
-// marshalling interface".
-func jsonConfig(c *rest.Config) *rest.Config {
-	c = rest.CopyConfig(c)
-	c.ContentType = runtime.ContentTypeJSON
-	c.AcceptContentTypes = runtime.ContentTypeJSON
-	return c
 }
 
 // validNodePoolQuota is a quota the API server takes: two teams, one by

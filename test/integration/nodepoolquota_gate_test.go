@@ -29,24 +29,17 @@ import (
 	"testing"
 	"time"
 
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	v1 "k8s.io/api/core/v1"
-	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/adminsched/scheduler-plugins/apis/scheduling/v1alpha1"
-	"github.com/adminsched/scheduler-plugins/internal/controllerrun"
-	"github.com/adminsched/scheduler-plugins/pkg/generated/clientset/versioned"
-	npqinformers "github.com/adminsched/scheduler-plugins/pkg/generated/informers/externalversions"
 	"github.com/adminsched/scheduler-plugins/pkg/nodepoolquota/controller"
+	"github.com/adminsched/scheduler-plugins/test/integration/framework"
 )
 
 const gpuResource = v1.ResourceName("nvidia.com/gpu")
@@ -65,10 +58,9 @@ const gpuResource = v1.ResourceName("nvidia.com/gpu")
 //   - the limit raised to 5: the last 2 gates go within seconds.
 func TestNodePoolQuotaGate(t *testing.T) {
 	tc := newTestContext(t)
-	tc.waitNodePoolQuotaCRDGone()
-	installNodePoolQuotaCRD(tc.ctx, t)
-	tc.applyNodePoolQuotaAdmission()
-	quotas := versioned.NewForConfigOrDie(jsonConfig(adminConfig)).SchedulingV1alpha1().NodePoolQuotas()
+	npqInstallCRD(tc.ctx, t)
+	framework.CreateMutatingAdmissionPolicies(tc.ctx, t, adminClient, "../../manifests/nodepoolquota-controller")
+	quotas := framework.NodePoolQuotaClient(adminConfig).SchedulingV1alpha1().NodePoolQuotas()
 
 	pool := "npq-" + rand.String(5)
 	poolLabel := map[string]string{"pool": pool}
@@ -126,7 +118,7 @@ func TestNodePoolQuotaGate(t *testing.T) {
 	}
 
 	started := time.Now()
-	tc.runNodePoolQuotaController()
+	framework.RunNodePoolQuotaController(tc.ctx, t, adminConfig)
 	ungated, at := tc.waitUngated(names, 3)
 	t.Logf("3 of 6 gates lifted %v after the controller started", at.Sub(started).Round(10*time.Millisecond))
 	if want := names[:3]; !slices.Equal(ungated, want) {
@@ -179,24 +171,6 @@ func TestNodePoolQuotaGate(t *testing.T) {
 	})
 }
 
-// waitNodePoolQuotaCRDGone waits until a CRD that another test deleted
-// (installNodePoolQuotaCRD deletes it when its test ends) is gone: until
-// then its name cannot be created again.
-func (tc *testContext) waitNodePoolQuotaCRDGone() {
-	tc.t.Helper()
-	crds := apiextensionsclient.NewForConfigOrDie(adminConfig).ApiextensionsV1().CustomResourceDefinitions()
-	err := wait.PollUntilContextTimeout(tc.ctx, pollInterval, waitTimeout, true, func(ctx context.Context) (bool, error) {
-		crd, err := crds.Get(ctx, "nodepoolquotas."+v1alpha1.GroupName, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return true, nil
-		}
-		return err == nil && crd.DeletionTimestamp == nil, err
-	})
-	if err != nil {
-		tc.t.Fatalf("waiting for the deleted NodePoolQuota CRD to go: %v", err)
-	}
-}
-
 // gpuPod is a pod of ns asking for 1 GPU on the nodes with labels sel.
 func gpuPod(ns, name string, sel map[string]string) *v1.Pod {
 	one := v1.ResourceList{gpuResource: resource.MustParse("1")}
@@ -208,39 +182,6 @@ func gpuPod(ns, name string, sel map[string]string) *v1.Pod {
 			Containers: []v1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10",
 				Resources: v1.ResourceRequirements{Requests: one, Limits: one}}},
 		},
-	}
-}
-
-// applyNodePoolQuotaAdmission creates the admission policy and binding of
-// manifests/nodepoolquota-controller, deleted when the test ends.
-func (tc *testContext) applyNodePoolQuotaAdmission() {
-	tc.t.Helper()
-	regs := adminClient.AdmissionregistrationV1()
-	for _, u := range kustomize(tc.t, "../../manifests/nodepoolquota-controller") {
-		var err error
-		switch u.GetKind() {
-		case "MutatingAdmissionPolicy":
-			p := &admissionv1.MutatingAdmissionPolicy{}
-			if err = runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, p); err == nil {
-				_, err = regs.MutatingAdmissionPolicies().Create(tc.ctx, p, metav1.CreateOptions{})
-				tc.t.Cleanup(func() {
-					_ = regs.MutatingAdmissionPolicies().Delete(context.Background(), p.Name, metav1.DeleteOptions{})
-				})
-			}
-		case "MutatingAdmissionPolicyBinding":
-			b := &admissionv1.MutatingAdmissionPolicyBinding{}
-			if err = runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, b); err == nil {
-				_, err = regs.MutatingAdmissionPolicyBindings().Create(tc.ctx, b, metav1.CreateOptions{})
-				tc.t.Cleanup(func() {
-					_ = regs.MutatingAdmissionPolicyBindings().Delete(context.Background(), b.Name, metav1.DeleteOptions{})
-				})
-			}
-		default:
-			continue
-		}
-		if err != nil {
-			tc.t.Fatalf("creating the %s of manifests/nodepoolquota-controller: %v", u.GetKind(), err)
-		}
 	}
 }
 
@@ -258,34 +199,6 @@ func (tc *testContext) waitGatedAtAdmission(sel map[string]string) {
 	if err != nil {
 		tc.t.Fatalf("the admission policy did not gate a pod of team-a's namespace: %v", err)
 	}
-}
-
-// runNodePoolQuotaController runs the controller on the admin's client
-// until the test ends.
-func (tc *testContext) runNodePoolQuotaController() {
-	tc.t.Helper()
-	ctx, cancel := context.WithCancel(tc.ctx)
-	client := kubernetes.NewForConfigOrDie(adminConfig)
-	quotaClient := versioned.NewForConfigOrDie(jsonConfig(adminConfig))
-	recorder, shutdown := controllerrun.NewEventRecorder(ctx, client, "nodepoolquota-controller")
-	qf := npqinformers.NewSharedInformerFactory(quotaClient, 0)
-	c, err := controller.New(client, informers.NewSharedInformerFactory(client, 0), controller.Quotas{
-		Informer: qf.Scheduling().V1alpha1().NodePoolQuotas().Informer(),
-		Start:    qf.Start,
-		Client:   quotaClient.SchedulingV1alpha1().NodePoolQuotas(),
-	}, recorder)
-	if err != nil {
-		tc.t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx) }()
-	tc.t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			tc.t.Errorf("the controller: %v", err)
-		}
-		shutdown()
-	})
 }
 
 // ungatedPods are those of names (in the test's namespace) without the

@@ -37,7 +37,6 @@ import (
 
 	"github.com/adminsched/scheduler-plugins/apis/scheduling/v1alpha1"
 	"github.com/adminsched/scheduler-plugins/internal/testconfig"
-	"github.com/adminsched/scheduler-plugins/pkg/generated/clientset/versioned"
 	versionedv1alpha1 "github.com/adminsched/scheduler-plugins/pkg/generated/clientset/versioned/typed/scheduling/v1alpha1"
 	"github.com/adminsched/scheduler-plugins/test/integration/framework"
 )
@@ -99,7 +98,7 @@ func newNPQTest(t *testing.T) *npqTest {
 	tc := newTestContext(t)
 	return &npqTest{
 		testContext: tc, test: t, teamA: tc.ns, teamB: tc.otherNamespace(),
-		quotas: versioned.NewForConfigOrDie(jsonConfig(adminConfig)).SchedulingV1alpha1().NodePoolQuotas(),
+		quotas: framework.NodePoolQuotaClient(adminConfig).SchedulingV1alpha1().NodePoolQuotas(),
 	}
 }
 

@@ -38,6 +38,7 @@ import (
 	"github.com/adminsched/scheduler-plugins/apis/scheduling/v1alpha1"
 	"github.com/adminsched/scheduler-plugins/internal/localcluster/karpenter"
 	"github.com/adminsched/scheduler-plugins/internal/testconfig"
+	"github.com/adminsched/scheduler-plugins/test/integration/framework"
 )
 
 // The burst of TestNodePoolQuotaKarpenter. Our instance types carry no
@@ -120,9 +121,9 @@ func quotaBurst(t *testing.T, gate bool) burstFigures {
 		},
 	})
 	if gate {
-		tc.applyNodePoolQuotaAdmission()
+		framework.CreateMutatingAdmissionPolicies(tc.ctx, t, client, "../../../manifests/nodepoolquota-controller")
 		tc.waitGatedAtAdmission(teamA, tc.quotaPod("dry-run", "gpu"))
-		tc.runNodePoolQuotaController()
+		framework.RunNodePoolQuotaController(tc.ctx, t, cluster.Config)
 	}
 	tc.startScheduler(testconfig.New(cluster.KubeconfigPath, configv1.KubeSchedulerProfile{
 		SchedulerName: ptr.To(schedulerName),

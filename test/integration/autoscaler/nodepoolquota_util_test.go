@@ -28,84 +28,30 @@ import (
 	"testing"
 	"time"
 
-	admissionv1 "k8s.io/api/admissionregistration/v1"
 	v1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/kustomize/api/krusty"
-	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/adminsched/scheduler-plugins/apis/scheduling/v1alpha1"
-	"github.com/adminsched/scheduler-plugins/internal/controllerrun"
 	"github.com/adminsched/scheduler-plugins/internal/localcluster/karpenter"
 	"github.com/adminsched/scheduler-plugins/pkg/generated/clientset/versioned"
-	npqinformers "github.com/adminsched/scheduler-plugins/pkg/generated/informers/externalversions"
 	"github.com/adminsched/scheduler-plugins/pkg/nodepoolquota/controller"
+	"github.com/adminsched/scheduler-plugins/test/integration/framework"
 )
-
-// kustomize builds the kustomization in dir (relative to this package).
-func kustomize(t testing.TB, dir string) []*unstructured.Unstructured {
-	t.Helper()
-	resMap, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
-	if err != nil {
-		t.Fatalf("kustomize build %s: %v", dir, err)
-	}
-	var objs []*unstructured.Unstructured
-	for _, res := range resMap.Resources() {
-		m, err := res.Map()
-		if err != nil {
-			t.Fatal(err)
-		}
-		objs = append(objs, &unstructured.Unstructured{Object: m})
-	}
-	return objs
-}
-
-// jsonConfig is c speaking JSON: custom resources have no protobuf.
-func jsonConfig(c *rest.Config) *rest.Config {
-	c = rest.CopyConfig(c)
-	c.ContentType = runtime.ContentTypeJSON
-	c.AcceptContentTypes = runtime.ContentTypeJSON
-	return c
-}
 
 // quotaClient is the NodePoolQuota client of the cluster's admin.
 func quotaClient() *versioned.Clientset {
-	return versioned.NewForConfigOrDie(jsonConfig(cluster.Config))
+	return framework.NodePoolQuotaClient(cluster.Config)
 }
 
-// installNodePoolQuotaCRD creates the CRD of manifests/crds and waits
-// until its resource is served; it is deleted when the test ends.
+// installNodePoolQuotaCRD installs manifests/crds, built by kustomize as a
+// user applies it, until t ends.
 func installNodePoolQuotaCRD(ctx context.Context, t *testing.T) {
 	t.Helper()
-	crds := apiextensionsclient.NewForConfigOrDie(cluster.Config).ApiextensionsV1().CustomResourceDefinitions()
-	objs := kustomize(t, "../../../manifests/crds")
-	if len(objs) != 1 {
-		t.Fatalf("manifests/crds has %d objects, want the NodePoolQuota CRD", len(objs))
-	}
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(objs[0].Object, crd); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := crds.Create(ctx, crd, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("creating CRD %s: %v", crd.Name, err)
-	}
-	t.Cleanup(func() { _ = crds.Delete(context.Background(), crd.Name, metav1.DeleteOptions{}) })
-	quotas := quotaClient().SchedulingV1alpha1().NodePoolQuotas()
-	err := wait.PollUntilContextTimeout(ctx, pollInterval, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		_, err := quotas.List(ctx, metav1.ListOptions{})
-		return err == nil, nil
-	})
-	if err != nil {
-		t.Fatalf("the NodePoolQuota CRD is not served: %v", err)
+	names := framework.InstallKustomizedCRDs(ctx, t, cluster.Config, "../../../manifests/crds")
+	if want := "nodepoolquotas." + v1alpha1.GroupName; len(names) != 1 || names[0] != want {
+		t.Fatalf("manifests/crds has the CRDs %v, want %s only", names, want)
 	}
 }
 
@@ -155,39 +101,6 @@ func (tc *testContext) waitNodePoolGone(name string) {
 	})
 }
 
-// applyNodePoolQuotaAdmission creates the admission policy and binding of
-// manifests/nodepoolquota-controller, deleted when the test ends.
-func (tc *testContext) applyNodePoolQuotaAdmission() {
-	tc.t.Helper()
-	regs := client.AdmissionregistrationV1()
-	for _, u := range kustomize(tc.t, "../../../manifests/nodepoolquota-controller") {
-		var err error
-		switch u.GetKind() {
-		case "MutatingAdmissionPolicy":
-			p := &admissionv1.MutatingAdmissionPolicy{}
-			if err = runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, p); err == nil {
-				_, err = regs.MutatingAdmissionPolicies().Create(tc.ctx, p, metav1.CreateOptions{})
-				tc.t.Cleanup(func() {
-					_ = regs.MutatingAdmissionPolicies().Delete(context.Background(), p.Name, metav1.DeleteOptions{})
-				})
-			}
-		case "MutatingAdmissionPolicyBinding":
-			b := &admissionv1.MutatingAdmissionPolicyBinding{}
-			if err = runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, b); err == nil {
-				_, err = regs.MutatingAdmissionPolicyBindings().Create(tc.ctx, b, metav1.CreateOptions{})
-				tc.t.Cleanup(func() {
-					_ = regs.MutatingAdmissionPolicyBindings().Delete(context.Background(), b.Name, metav1.DeleteOptions{})
-				})
-			}
-		default:
-			continue
-		}
-		if err != nil {
-			tc.t.Fatalf("creating the %s of manifests/nodepoolquota-controller: %v", u.GetKind(), err)
-		}
-	}
-}
-
 // waitGatedAtAdmission waits until the API server applies the policy with
 // the quota: a dry-run pod of ns comes back gated.
 func (tc *testContext) waitGatedAtAdmission(ns string, pod *v1.Pod) {
@@ -200,33 +113,6 @@ func (tc *testContext) waitGatedAtAdmission(ns string, pod *v1.Pod) {
 			return false, err
 		}
 		return gated(got), nil
-	})
-}
-
-// runNodePoolQuotaController runs the controller in-process on the admin's
-// client until the test ends.
-func (tc *testContext) runNodePoolQuotaController() {
-	tc.t.Helper()
-	ctx, cancel := context.WithCancel(tc.ctx)
-	qc := quotaClient()
-	recorder, shutdown := controllerrun.NewEventRecorder(ctx, client, "nodepoolquota-controller")
-	qf := npqinformers.NewSharedInformerFactory(qc, 0)
-	c, err := controller.New(client, informers.NewSharedInformerFactory(client, 0), controller.Quotas{
-		Informer: qf.Scheduling().V1alpha1().NodePoolQuotas().Informer(),
-		Start:    qf.Start,
-		Client:   qc.SchedulingV1alpha1().NodePoolQuotas(),
-	}, recorder)
-	if err != nil {
-		tc.t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx) }()
-	tc.t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			tc.t.Errorf("the controller: %v", err)
-		}
-		shutdown()
 	})
 }
 

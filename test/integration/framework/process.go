@@ -17,8 +17,9 @@ limitations under the License.
 // Package framework holds what the integration test packages
 // (test/integration and test/integration/autoscaler) share, as upstream's
 // k8s.io/kubernetes/test/integration/framework does: the control plane a
-// package's TestMain starts (Main), and binaries run as child processes for
-// one test (StartProcess).
+// package's TestMain starts (Main), binaries run as child processes for one
+// test (StartProcess), and the manifests and CRDs tests install (Kustomize,
+// InstallCRD) with what NodePoolQuota's tests share.
 package framework
 
 import (

@@ -22,12 +22,7 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	fwk "k8s.io/kube-scheduler/framework"
 	frameworkruntime "k8s.io/kubernetes/pkg/scheduler/framework/runtime"
@@ -36,6 +31,7 @@ import (
 	schedulerplugins "github.com/adminsched/scheduler-plugins"
 	"github.com/adminsched/scheduler-plugins/pkg/nodepoolquota"
 	"github.com/adminsched/scheduler-plugins/pkg/plugins"
+	"github.com/adminsched/scheduler-plugins/test/integration/framework"
 )
 
 // Registry is our plugins' registry for the harness. The harness starts its
@@ -55,55 +51,12 @@ func Registry() frameworkruntime.Registry {
 	return registry
 }
 
-// installNodePoolQuotaCRD creates the CRD (it may be there already: the
-// harness's test cases share one etcd) and waits until it is established
-// and discovery lists it.
+// installNodePoolQuotaCRD installs the embedded CRD; it may be there
+// already: the harness's test cases share one etcd.
 func installNodePoolQuotaCRD(ctx context.Context, cfg *rest.Config) error {
 	crd := &apiextensionsv1.CustomResourceDefinition{}
 	if err := yaml.UnmarshalStrict(schedulerplugins.NodePoolQuotaCRD, crd); err != nil {
 		return fmt.Errorf("the NodePoolQuota CRD: %w", err)
 	}
-	client, err := apiextensionsclient.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	crds := client.ApiextensionsV1().CustomResourceDefinitions()
-	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	if _, err := crds.Create(ctx, crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating the NodePoolQuota CRD: %w", err)
-	}
-	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		got, err := crds.Get(ctx, crd.Name, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		for _, c := range got.Status.Conditions {
-			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-				return servedByDiscovery(disc, crd)
-			}
-		}
-		return false, nil
-	})
-}
-
-// servedByDiscovery reports whether discovery lists crd's resource: it
-// does a moment after the CRD is Established, and the plugin's New asks
-// discovery.
-func servedByDiscovery(disc discovery.DiscoveryInterface, crd *apiextensionsv1.CustomResourceDefinition) (bool, error) {
-	list, err := disc.ServerResourcesForGroupVersion(crd.Spec.Group + "/" + crd.Spec.Versions[0].Name)
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	for _, r := range list.APIResources {
-		if r.Name == crd.Spec.Names.Plural {
-			return true, nil
-		}
-	}
-	return false, nil
+	return framework.InstallCRD(ctx, cfg, crd, framework.CRDOptions{MayExist: true, Timeout: time.Minute})
 }
