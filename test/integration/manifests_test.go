@@ -53,8 +53,6 @@ import (
 	"k8s.io/kubernetes/cmd/kube-scheduler/app/options"
 	"k8s.io/kubernetes/plugin/pkg/auth/authorizer/rbac/bootstrappolicy"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/kustomize/api/krusty"
-	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/adminsched/scheduler-plugins/internal/testconfig"
 	"github.com/adminsched/scheduler-plugins/pkg/kubeversion"
@@ -63,22 +61,7 @@ import (
 
 // kustomize renders a kustomization with kustomize's Go API, as
 // kubectl apply -k does.
-func kustomize(t testing.TB, dir string) []*unstructured.Unstructured {
-	t.Helper()
-	resMap, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
-	if err != nil {
-		t.Fatalf("kustomize build %s: %v", dir, err)
-	}
-	var objs []*unstructured.Unstructured
-	for _, res := range resMap.Resources() {
-		m, err := res.Map()
-		if err != nil {
-			t.Fatal(err)
-		}
-		objs = append(objs, &unstructured.Unstructured{Object: m})
-	}
-	return objs
-}
+var kustomize = framework.Kustomize
 
 // apply server-side applies objects with the admin's credentials, namespaces first.
 func (tc *testContext) apply(objs []*unstructured.Unstructured) {
