@@ -24,7 +24,10 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	clienttesting "k8s.io/client-go/testing"
 
@@ -82,15 +85,31 @@ func TestRunBadInput(t *testing.T) {
 }
 
 // TestServed: without the CRD the controller refuses to start, naming the
-// manifest to install; with it, it starts.
+// manifest to install; with it, it starts, also when discovery lists the
+// CRD only a moment after the controller asks (applied together).
 func TestServed(t *testing.T) {
+	saved := servedTimeout
+	servedTimeout = 600 * time.Millisecond
+	t.Cleanup(func() { servedTimeout = saved })
+	ctx := context.Background()
 	d := &fakediscovery.FakeDiscovery{Fake: &clienttesting.Fake{}}
-	if err := served(d); err == nil || !strings.Contains(err.Error(), "install the CRD "+crd) {
+	if err := served(ctx, d); err == nil || !strings.Contains(err.Error(), "install the CRD "+crd) {
 		t.Errorf("no CRD: %v, want an error that says to install %s", err, crd)
 	}
 	d.Resources = []*metav1.APIResourceList{{GroupVersion: "scheduling.adminsched.io/v1alpha1", APIResources: []metav1.APIResource{{Name: "nodepoolquotas"}}}}
-	if err := served(d); err != nil {
+	if err := served(ctx, d); err != nil {
 		t.Errorf("with the CRD: %v", err)
+	}
+	calls := 0
+	d.PrependReactor("get", "resource", func(clienttesting.Action) (bool, runtime.Object, error) {
+		calls++
+		if calls < 3 {
+			return true, nil, apierrors.NewNotFound(schema.GroupResource{}, "scheduling.adminsched.io/v1alpha1")
+		}
+		return false, nil, nil
+	})
+	if err := served(ctx, d); err != nil || calls != 3 {
+		t.Errorf("with the CRD listed from discovery's third answer: %v after %d calls, want it served after 3", err, calls)
 	}
 }
 

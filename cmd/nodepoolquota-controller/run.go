@@ -19,9 +19,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -99,7 +103,7 @@ func runController(ctx context.Context, f runFlags) error {
 		}
 	}
 	run := controllerrun.StopQuietly(func(ctx context.Context) error {
-		if err := served(client.Discovery()); err != nil {
+		if err := served(ctx, client.Discovery()); err != nil {
 			return err
 		}
 		qf := npqinformers.NewSharedInformerFactory(quotaClient, 0)
@@ -122,21 +126,31 @@ func runController(ctx context.Context, f runFlags) error {
 	})
 }
 
+// servedTimeout bounds the wait for discovery to list NodePoolQuotas: a
+// CRD applied with the controller is Established a moment before
+// discovery lists it.
+var servedTimeout = 10 * time.Second
+
 // served checks that the API server serves NodePoolQuotas: without the
 // CRD the informer would retry its list forever and the gated pods wait
 // without a word.
-func served(d discovery.DiscoveryInterface) error {
+func served(ctx context.Context, d discovery.DiscoveryInterface) error {
 	gv := v1alpha1.SchemeGroupVersion.String()
-	list, err := d.ServerResourcesForGroupVersion(gv)
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("discovering %s: %w", gv, err)
-	}
-	if list != nil {
-		for _, r := range list.APIResources {
-			if r.Name == "nodepoolquotas" {
-				return nil
-			}
+	var lastErr error
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, servedTimeout, true, func(context.Context) (bool, error) {
+		list, err := d.ServerResourcesForGroupVersion(gv)
+		if err != nil && !apierrors.IsNotFound(err) {
+			lastErr = fmt.Errorf("discovering %s: %w", gv, err)
+			return false, nil
 		}
+		lastErr = nil
+		return list != nil && slices.ContainsFunc(list.APIResources, func(r metav1.APIResource) bool { return r.Name == "nodepoolquotas" }), nil
+	})
+	switch {
+	case err == nil:
+		return nil
+	case lastErr != nil:
+		return lastErr
 	}
-	return fmt.Errorf("the API server does not serve nodepoolquotas.%s: install the CRD %s (kubectl apply -k manifests/crds)", gv, crd)
+	return fmt.Errorf("the API server does not serve nodepoolquotas.%s (waited %s): install the CRD %s (kubectl apply -k manifests/crds)", gv, servedTimeout, crd)
 }
