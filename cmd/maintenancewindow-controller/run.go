@@ -27,6 +27,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
 	"github.com/adminsched/scheduler-plugins/apis/config"
@@ -93,32 +94,23 @@ func runController(ctx context.Context, f runFlags) error {
 	if f.plannedAhead != nil && *f.plannedAhead < 0 {
 		return fmt.Errorf("--planned-ahead (%s) must not be negative", *f.plannedAhead)
 	}
-	if f.leaderElection.Enabled {
-		if err := f.leaderElection.Check(); err != nil {
-			return err
-		}
+	runner := controllerrun.Controller{
+		Name:            name,
+		Kubeconfig:      f.kubeconfig,
+		LeaderElection:  f.leaderElection,
+		HTTPAddress:     f.httpAddress,
+		RegisterMetrics: controller.RegisterMetrics,
+		Leading:         "Leading: writing maintenance windows",
+	}
+	if err := runner.Check(); err != nil {
+		return err
 	}
 	args, profile, err := loadArgs(f.configFile, f.profile)
 	if err != nil {
 		return err
 	}
-	restConfig, err := controllerrun.ClientConfig(f.kubeconfig, name)
-	if err != nil {
-		return err
-	}
-	client, err := kubernetes.NewForConfig(restConfig)
-	if err != nil {
-		return err
-	}
-	recorder, shutdown := controllerrun.NewEventRecorder(ctx, client, name)
-	defer shutdown()
-	controller.RegisterMetrics()
-	if f.httpAddress != "" {
-		if err := controllerrun.ServeHTTP(ctx, f.httpAddress); err != nil {
-			return err
-		}
-	}
-	run := controllerrun.StopQuietly(func(ctx context.Context) error {
+	runner.LeadingValues = []any{"profile", profile}
+	return runner.Run(ctx, func(ctx context.Context, restConfig *rest.Config, client kubernetes.Interface, recorder record.EventRecorder) error {
 		var opts []controller.Option
 		if f.plannedAhead != nil {
 			opts = append(opts, controller.WithPlannedAhead(*f.plannedAhead))
@@ -143,13 +135,6 @@ func runController(ctx context.Context, f runFlags) error {
 		}
 		ctl.Store(c)
 		return c.Run(ctx, f.workers)
-	})
-	if !f.leaderElection.Enabled {
-		return run(ctx)
-	}
-	return f.leaderElection.Run(ctx, client, recorder, func(ctx context.Context) error {
-		klog.FromContext(ctx).Info("Leading: writing maintenance windows", "profile", profile)
-		return run(ctx)
 	})
 }
 

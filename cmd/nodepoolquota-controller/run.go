@@ -29,7 +29,8 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/klog/v2"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
 
 	"github.com/adminsched/scheduler-plugins/apis/scheduling/v1alpha1"
 	"github.com/adminsched/scheduler-plugins/internal/controllerrun"
@@ -77,32 +78,21 @@ within every limit. A held pod gets one Event (reason ` + controller.EventHeld +
 }
 
 func runController(ctx context.Context, f runFlags) error {
-	if f.leaderElection.Enabled {
-		if err := f.leaderElection.Check(); err != nil {
+	runner := controllerrun.Controller{
+		Name:            name,
+		Kubeconfig:      f.kubeconfig,
+		LeaderElection:  f.leaderElection,
+		HTTPAddress:     f.httpAddress,
+		RegisterMetrics: controller.RegisterMetrics,
+		Leading:         "Leading: lifting NodePoolQuota gates",
+	}
+	return runner.Run(ctx, func(ctx context.Context, restConfig *rest.Config, client kubernetes.Interface, recorder record.EventRecorder) error {
+		// Built from the configuration kubernetes.NewForConfig accepted:
+		// it fails on the same configurations only.
+		quotaClient, err := versioned.NewForConfig(restConfig)
+		if err != nil {
 			return err
 		}
-	}
-	restConfig, err := controllerrun.ClientConfig(f.kubeconfig, name)
-	if err != nil {
-		return err
-	}
-	client, err := kubernetes.NewForConfig(restConfig)
-	if err != nil {
-		return err
-	}
-	quotaClient, err := versioned.NewForConfig(restConfig)
-	if err != nil {
-		return err
-	}
-	recorder, shutdown := controllerrun.NewEventRecorder(ctx, client, name)
-	defer shutdown()
-	controller.RegisterMetrics()
-	if f.httpAddress != "" {
-		if err := controllerrun.ServeHTTP(ctx, f.httpAddress); err != nil {
-			return err
-		}
-	}
-	run := controllerrun.StopQuietly(func(ctx context.Context) error {
 		if err := served(ctx, client.Discovery()); err != nil {
 			return err
 		}
@@ -116,13 +106,6 @@ func runController(ctx context.Context, f runFlags) error {
 			return err
 		}
 		return c.Run(ctx)
-	})
-	if !f.leaderElection.Enabled {
-		return run(ctx)
-	}
-	return f.leaderElection.Run(ctx, client, recorder, func(ctx context.Context) error {
-		klog.FromContext(ctx).Info("Leading: lifting NodePoolQuota gates")
-		return run(ctx)
 	})
 }
 

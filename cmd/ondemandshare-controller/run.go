@@ -23,7 +23,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/klog/v2"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
 
 	"github.com/adminsched/scheduler-plugins/internal/controllerrun"
 	"github.com/adminsched/scheduler-plugins/pkg/ondemandshare/admission"
@@ -75,45 +76,29 @@ func runController(ctx context.Context, f runFlags) error {
 	if f.workers < 1 {
 		return fmt.Errorf("--workers (%d) must be at least 1", f.workers)
 	}
-	if f.leaderElection.Enabled {
-		if err := f.leaderElection.Check(); err != nil {
-			return err
-		}
+	runner := controllerrun.Controller{
+		Name:            "ondemandshare-controller",
+		Kubeconfig:      f.kubeconfig,
+		LeaderElection:  f.leaderElection,
+		HTTPAddress:     f.httpAddress,
+		RegisterMetrics: controller.RegisterMetrics,
+		Leading:         "Leading: deciding gated pods",
+	}
+	if err := runner.Check(); err != nil {
+		return err
 	}
 	policies, err := loadPolicies(f.configFile)
 	if err != nil {
 		return err
 	}
-	restConfig, err := controllerrun.ClientConfig(f.kubeconfig, "ondemandshare-controller")
-	if err != nil {
-		return err
-	}
-	client, err := kubernetes.NewForConfig(restConfig)
-	if err != nil {
-		return err
-	}
-	recorder, shutdown := controllerrun.NewEventRecorder(ctx, client, "ondemandshare-controller")
-	defer shutdown()
-	controller.RegisterMetrics()
-	if f.httpAddress != "" {
-		if err := controllerrun.ServeHTTP(ctx, f.httpAddress); err != nil {
-			return err
-		}
-	}
-	run := controllerrun.StopQuietly(func(ctx context.Context) error {
+	runner.LeadingValues = []any{"policies", len(policies)}
+	return runner.Run(ctx, func(ctx context.Context, _ *rest.Config, client kubernetes.Interface, _ record.EventRecorder) error {
 		factory := informers.NewSharedInformerFactory(client, 0)
 		c, err := controller.New(client, factory, policies)
 		if err != nil {
 			return err
 		}
 		return c.Run(ctx, f.workers)
-	})
-	if !f.leaderElection.Enabled {
-		return run(ctx)
-	}
-	return f.leaderElection.Run(ctx, client, recorder, func(ctx context.Context) error {
-		klog.FromContext(ctx).Info("Leading: deciding gated pods", "policies", len(policies))
-		return run(ctx)
 	})
 }
 
